@@ -1,0 +1,161 @@
+// Package query is the query store: tenants (organisations, users, console
+// tokens), applications and their keys, and the trace projection the console
+// reads. One interface, two implementations (SQLite embedded, PostgreSQL
+// scaled), one conformance suite run against both (querytest).
+package query
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// Errors every implementation returns (wrapped or not; test with errors.Is).
+var (
+	// ErrNotFound: no such row, or it belongs to another organisation.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a unique value (an e-mail address) is already taken.
+	ErrConflict = errors.New("already exists")
+)
+
+// Application modes (DESIGN.md section 6).
+const (
+	AppModeEvents      = "events"
+	AppModeVerify      = "verify"
+	AppModeFullControl = "full_control"
+)
+
+// Org is a tenant.
+type Org struct {
+	ID        string
+	Name      string
+	CreditUSD float64
+	CreatedAt time.Time
+}
+
+// User is a console user of one organisation.
+type User struct {
+	ID           string
+	OrgID        string
+	Email        string // lower-cased by the caller
+	PasswordHash []byte // bcrypt
+	CreatedAt    time.Time
+}
+
+// ConsoleToken is a console bearer token, stored only as its SHA-256 hash.
+type ConsoleToken struct {
+	Hash      []byte
+	UserID    string
+	OrgID     string
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
+// App is an application: one mode, one API key (stored only as its hash).
+type App struct {
+	ID             string
+	OrgID          string
+	Name           string
+	Mode           string // AppModeEvents | AppModeVerify | AppModeFullControl
+	ProviderOption string // "byok" | "managed" | "" (full_control only)
+	Provider       string
+	Model          string
+	KeyHash        []byte // SHA-256 of the API key
+	KeyPrefix      string // the readable, non-secret start of the key, for display
+	LLMKeyCipher   []byte // BYOK key sealed with AES-256-GCM; never returned by the API
+	CreatedAt      time.Time
+	DeletedAt      *time.Time // non-nil: revoked
+}
+
+// TraceRow is a trace as the store holds it: the envelope's tenant fields,
+// the trace and the log position that first claimed its (org_id, request_id).
+type TraceRow struct {
+	OrgID     string
+	AppID     string
+	Trace     schemas.Trace
+	Partition int32
+	Offset    int64
+}
+
+// Chunk is one unit of processor output for one partition: the offsets
+// [FirstOffset, LastOffset] of Topic/Partition. Its lake file names derive
+// from it, so a replay must cut exactly the same chunk again.
+type Chunk struct {
+	Topic       string
+	Partition   int32
+	FirstOffset int64
+	LastOffset  int64
+}
+
+// TraceFilter selects traces for the console listing. Empty fields do not
+// filter. Results are newest first by (received_at, request_id).
+type TraceFilter struct {
+	Limit         int // 1..1000, the caller validates
+	Cursor        string
+	AppID         string
+	Status        string
+	FinalDecision string
+	Model         string
+	UseCase       string
+	SessionID     string
+	Since, Until  *time.Time        // on received_at; Since inclusive, Until exclusive
+	Metadata      map[string]string // metadata.<key>=<value>, compared as text
+}
+
+// Store is the query store. Every method is safe for concurrent use. Methods
+// taking an orgID never return another organisation's rows (ErrNotFound).
+type Store interface {
+	// CreateOrg creates an organisation and its first user in one
+	// transaction. ErrConflict when the e-mail address is taken.
+	CreateOrg(ctx context.Context, org Org, user User) error
+	Org(ctx context.Context, orgID string) (Org, error)
+	UserByEmail(ctx context.Context, email string) (User, error)
+
+	// CreateConsoleToken stores a token hash. ConsoleTokenByHash returns
+	// ErrNotFound for unknown hashes; expiry is the caller's check.
+	CreateConsoleToken(ctx context.Context, t ConsoleToken) error
+	ConsoleTokenByHash(ctx context.Context, hash []byte) (ConsoleToken, error)
+
+	CreateApp(ctx context.Context, app App) error
+	// Apps lists the organisation's live (not deleted) applications, oldest first.
+	Apps(ctx context.Context, orgID string) ([]App, error)
+	// App returns a live application of the organisation.
+	App(ctx context.Context, orgID, appID string) (App, error)
+	// UpdateApp rewrites the mutable fields (Name, ProviderOption, Provider,
+	// Model, LLMKeyCipher) of a live application.
+	UpdateApp(ctx context.Context, app App) error
+	// DeleteApp marks the application deleted; its key stops resolving at once.
+	DeleteApp(ctx context.Context, orgID, appID string) error
+	// AppByKeyHash resolves a live application by the hash of its API key.
+	AppByKeyHash(ctx context.Context, hash []byte) (App, error)
+
+	// ExistingRequestIDs returns which of ids the organisation already has
+	// stored (used to count Events resends as skipped).
+	ExistingRequestIDs(ctx context.Context, orgID string, ids []string) (map[string]bool, error)
+
+	// WriteTraces records the chunk and inserts rows in one transaction.
+	// A row whose (OrgID, request_id) is already held by another log position
+	// is not inserted. It returns, per input row, whether that row's position
+	// owns its id (true also for a replay of the owning position), so the
+	// caller writes exactly the owners to the lake. Idempotent; returns nil
+	// only after the transaction is durably committed.
+	WriteTraces(ctx context.Context, chunk Chunk, rows []TraceRow) (owner []bool, err error)
+	// Chunks returns the recorded chunks of topic/partition whose LastOffset
+	// is >= from, in offset order: a processor taking over a partition
+	// replays exactly these boundaries.
+	Chunks(ctx context.Context, topic string, partition int32, from int64) ([]Chunk, error)
+
+	// ListTraces pages the organisation's traces; next is "" on the last page.
+	ListTraces(ctx context.Context, orgID string, f TraceFilter) (rows []TraceRow, next string, err error)
+	// Trace returns one trace by request_id.
+	Trace(ctx context.Context, orgID, requestID string) (TraceRow, error)
+	// SessionTraces returns a session's traces oldest first (started_at,
+	// received_at, request_id); ErrNotFound when the session has none.
+	SessionTraces(ctx context.Context, orgID, sessionID string) ([]TraceRow, error)
+
+	// Ping checks the store is reachable (readiness).
+	Ping(ctx context.Context) error
+	Close() error
+}
