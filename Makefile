@@ -1,0 +1,40 @@
+# Governance Gateway. `make help` lists the targets.
+GO      ?= go
+BIN     ?= bin/gateway
+PKGS    ?= ./...
+# The test timeout is generous for a 2-core machine; no test asserts wall-clock time.
+TESTFLAGS ?= -count=1 -timeout=20m
+
+.PHONY: help build run test test-real bench bench-ingest fuzz vet clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## build the single binary into bin/gateway
+	$(GO) build -o $(BIN) ./cmd/gateway
+
+run: build ## run the whole service on embedded defaults (broker, SQLite, lake under ./data) with a demo key
+	./$(BIN) serve --demo
+
+test: ## unit tests + in-process integration (embedded broker, SQLite); needs only Go
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+test-real: ## the same suite against real Kafka + PostgreSQL (KAFKA_BROKERS, DATABASE_URL set; see .ci/run)
+	@test -n "$$KAFKA_BROKERS" || { echo "test-real: KAFKA_BROKERS is not set (deploy/local/kafka.sh start)"; exit 2; }
+	@test -n "$$DATABASE_URL" || { echo "test-real: DATABASE_URL is not set (deploy/local/postgres.sh start)"; exit 2; }
+	GATEWAY_REQUIRE_REAL=1 $(GO) test $(TESTFLAGS) $(PKGS)
+
+bench: ## component benchmarks (decoder, producer, store, lake, handler)
+	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+bench-ingest: build ## the end-to-end ingest benchmark of docs/benchmarks.md (embedded mode)
+	./$(BIN) bench ingest
+
+fuzz: ## fuzz the Events decoder for a minute
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events
+
+vet: ## go vet
+	$(GO) vet $(PKGS)
+
+clean: ## remove build output (not ./data)
+	rm -rf bin

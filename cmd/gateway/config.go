@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Roles of `gateway serve`.
+const (
+	roleAll       = "all"
+	roleAPI       = "api"
+	roleProcessor = "processor"
+)
+
+// config is everything `gateway serve` reads from its environment and flags.
+// Names follow DESIGN.md section 3; docs/configuration.md lists them all.
+type config struct {
+	Role              string
+	Addr              string        // GATEWAY_ADDR
+	DataDir           string        // GATEWAY_DATA_DIR
+	LakeDir           string        // GATEWAY_LAKE_DIR, default <data dir>/lake
+	KafkaBrokers      []string      // KAFKA_BROKERS; empty: embedded broker
+	EmbeddedKafkaAddr string        // GATEWAY_EMBEDDED_KAFKA_ADDR
+	Partitions        int32         // GATEWAY_PARTITIONS: partitions of the traces topic when we create it
+	DatabaseURL       string        // DATABASE_URL; empty: SQLite under the data dir
+	MasterKey         []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
+	FlushRows         int           // GATEWAY_FLUSH_ROWS
+	FlushInterval     time.Duration // GATEWAY_FLUSH_INTERVAL
+	Demo              bool
+}
+
+func defaultConfig() config {
+	return config{
+		Role:              roleAll,
+		Addr:              "127.0.0.1:8080",
+		DataDir:           "./data",
+		EmbeddedKafkaAddr: "127.0.0.1:19092",
+		Partitions:        6,
+		FlushRows:         5000,
+		FlushInterval:     200 * time.Millisecond,
+	}
+}
+
+// loadConfig overlays the environment on the defaults. Flags are applied by
+// the caller afterwards, so they win over the environment.
+func loadConfig(getenv func(string) string) (config, error) {
+	c := defaultConfig()
+	if v := getenv("GATEWAY_ADDR"); v != "" {
+		c.Addr = v
+	}
+	if v := getenv("GATEWAY_DATA_DIR"); v != "" {
+		c.DataDir = v
+	}
+	c.LakeDir = getenv("GATEWAY_LAKE_DIR")
+	if v := getenv("KAFKA_BROKERS"); v != "" {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				c.KafkaBrokers = append(c.KafkaBrokers, b)
+			}
+		}
+	}
+	if v := getenv("GATEWAY_EMBEDDED_KAFKA_ADDR"); v != "" {
+		c.EmbeddedKafkaAddr = v
+	}
+	if v := getenv("GATEWAY_PARTITIONS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_PARTITIONS: %w", err)
+		}
+		c.Partitions = int32(n)
+	}
+	c.DatabaseURL = getenv("DATABASE_URL")
+	if v := getenv("GATEWAY_MASTER_KEY"); v != "" {
+		k, err := parseMasterKey(v)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_MASTER_KEY: %w", err)
+		}
+		c.MasterKey = k
+	}
+	if v := getenv("GATEWAY_FLUSH_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_FLUSH_ROWS: %w", err)
+		}
+		c.FlushRows = n
+	}
+	if v := getenv("GATEWAY_FLUSH_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_FLUSH_INTERVAL: %w", err)
+		}
+		c.FlushInterval = d
+	}
+	return c, nil
+}
+
+// parseMasterKey accepts 32 bytes as 64 hex characters or standard base64.
+func parseMasterKey(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	return nil, errors.New("must be 32 bytes, as 64 hex characters or base64")
+}
+
+func (c *config) finish() {
+	if c.LakeDir == "" {
+		c.LakeDir = filepath.Join(c.DataDir, "lake")
+	}
+}
+
+// embedded reports whether this process runs the in-process broker.
+func (c config) embedded() bool { return len(c.KafkaBrokers) == 0 }
+
+func (c config) Validate() error {
+	switch c.Role {
+	case roleAll, roleAPI, roleProcessor:
+	default:
+		return fmt.Errorf("--role %q: must be all, api or processor", c.Role)
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("GATEWAY_ADDR %q: %w", c.Addr, err)
+	}
+	if c.embedded() && c.Role != roleAll {
+		return fmt.Errorf("--role=%s needs KAFKA_BROKERS: the embedded broker lives inside `serve --role=all` (or run `gateway broker`)", c.Role)
+	}
+	if c.DataDir == "" {
+		return errors.New("GATEWAY_DATA_DIR must not be empty")
+	}
+	if c.Partitions < 1 {
+		return errors.New("GATEWAY_PARTITIONS must be at least 1")
+	}
+	if c.FlushRows < 1 || c.FlushInterval <= 0 {
+		return errors.New("GATEWAY_FLUSH_ROWS and GATEWAY_FLUSH_INTERVAL must be positive")
+	}
+	if c.Demo && !isLoopback(c.Addr) {
+		return errors.New("--demo is for a local laptop: GATEWAY_ADDR must be a loopback address")
+	}
+	return nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
