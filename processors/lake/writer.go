@@ -112,8 +112,9 @@ func FileName(chunk query.Chunk) string {
 // every file is fsynced and renamed into place and its directory fsynced.
 // Idempotent: a replay of the same chunk and rows replaces each file with
 // identical bytes under the same name. Zero rows write nothing. Every row
-// must have a non-zero Trace.ReceivedAt (the processor copies the
-// envelope's); rows is not modified and may be reused after the call.
+// must lie in the chunk (same partition, offset within [First, Last]) and
+// have a non-zero Trace.ReceivedAt (the processor copies the envelope's);
+// rows is not modified and may be reused after the call.
 func (w *Writer) WriteChunk(ctx context.Context, chunk query.Chunk, rows []query.TraceRow) error {
 	if len(rows) == 0 {
 		return nil
@@ -129,9 +130,16 @@ func (w *Writer) WriteChunk(ctx context.Context, chunk query.Chunk, rows []query
 		st.hits = make([]schemas.LakePolicyHitV1, 0, 64)
 	}
 	for i := range rows {
-		if rows[i].Trace.ReceivedAt.IsZero() {
+		r := &rows[i]
+		if r.Trace.ReceivedAt.IsZero() {
 			return fmt.Errorf("write lake chunk %s: row %d (%s/%s) has no received_at",
-				FileName(chunk), i, rows[i].OrgID, rows[i].Trace.RequestID)
+				FileName(chunk), i, r.OrgID, r.Trace.RequestID)
+		}
+		// The file name promises the rows' positions; a row from elsewhere
+		// would be lost or duplicated by a replay of another chunk.
+		if r.Partition != chunk.Partition || r.Offset < chunk.FirstOffset || r.Offset > chunk.LastOffset {
+			return fmt.Errorf("write lake chunk %s: row %d (%s/%s) is at %d/%d, outside the chunk",
+				FileName(chunk), i, r.OrgID, r.Trace.RequestID, r.Partition, r.Offset)
 		}
 		st.rows = append(st.rows, toLakeRow(&rows[i], &st.hits))
 	}

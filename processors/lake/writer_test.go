@@ -284,9 +284,12 @@ func TestWriteChunkRejects(t *testing.T) {
 		rows  []query.TraceRow
 		want  string
 	}{
-		{"zero received_at", query.Chunk{FirstOffset: 1, LastOffset: 1}, []query.TraceRow{noReceived}, "no received_at"},
+		{"zero received_at", query.Chunk{Partition: 3, FirstOffset: 1, LastOffset: 1}, []query.TraceRow{noReceived}, "no received_at"},
 		{"last before first", query.Chunk{FirstOffset: 5, LastOffset: 4}, []query.TraceRow{minimalRow(5, day1)}, "invalid offsets"},
 		{"negative first", query.Chunk{FirstOffset: -1, LastOffset: 4}, []query.TraceRow{minimalRow(1, day1)}, "invalid offsets"},
+		{"row after the chunk", query.Chunk{Partition: 3, FirstOffset: 1, LastOffset: 4}, []query.TraceRow{minimalRow(2, day1), minimalRow(5, day1)}, "outside the chunk"},
+		{"row before the chunk", query.Chunk{Partition: 3, FirstOffset: 1, LastOffset: 4}, []query.TraceRow{minimalRow(0, day1)}, "outside the chunk"},
+		{"row of another partition", query.Chunk{Partition: 4, FirstOffset: 1, LastOffset: 4}, []query.TraceRow{minimalRow(2, day1)}, "outside the chunk"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
