@@ -68,6 +68,9 @@ func BenchmarkWriteChunk(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				chunk := query.Chunk{Partition: 0, FirstOffset: int64(i) * n, LastOffset: int64(i)*n + n - 1}
+				for j := range rows { // a new file each time, as a live partition makes
+					rows[j].Offset = chunk.FirstOffset + int64(j)
+				}
 				if err := w.WriteChunk(context.Background(), chunk, rows); err != nil {
 					b.Fatal(err)
 				}
