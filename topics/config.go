@@ -1,0 +1,183 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Defaults applied by Config.Defaults to zero fields.
+const (
+	DefaultPartitions        int32 = 6
+	DefaultReplicationFactor int16 = -1 // the broker's default.replication.factor
+	DefaultClientID                = "governance-gateway"
+	DefaultProduceTimeout          = 5 * time.Second
+	DefaultTxnPool                 = 8
+	DefaultDialTimeout             = 2 * time.Second
+)
+
+// Config configures every Kafka client of the gateway. Zero fields take the
+// defaults above (see Defaults); Validate checks the result.
+type Config struct {
+	// Brokers are the seed brokers, host:port.
+	Brokers []string
+	// Partitions of the traces topic when EnsureTopics creates it. The
+	// partition count is part of the key -> partition mapping, so an
+	// existing topic is never altered.
+	Partitions int32
+	// ReplicationFactor of created topics; -1 lets the broker choose
+	// (default.replication.factor), the only value that works unchanged on a
+	// one-broker embedded log and on a real cluster.
+	ReplicationFactor int16
+	// ClientID names our connections in broker logs and quotas.
+	ClientID string
+	// ProduceTimeout bounds Produce: past it the caller gets ErrUnavailable
+	// (the HTTP layer answers 503), whatever the broker does.
+	ProduceTimeout time.Duration
+	// TxnPool is how many transactional clients a Producer keeps: the number
+	// of multi-envelope batches that can be in flight at once. Further
+	// batches wait for a free client (within ProduceTimeout).
+	TxnPool int
+	// TxnTimeout is the broker-side transaction timeout. It bounds how long
+	// an abandoned transaction (process crash mid-batch) holds back the
+	// last stable offset of read_committed consumers. Default: three times
+	// ProduceTimeout, so a healthy slow batch is never aborted by the broker.
+	TxnTimeout time.Duration
+	// DialTimeout bounds one TCP connect. Default 2s, well under
+	// ProduceTimeout, so a dead broker is retried (or given up) within the
+	// produce deadline instead of one dial eating the whole budget.
+	DialTimeout time.Duration
+	// Linger is how long the producer waits for more records before sending
+	// a partition's batch. Default 0: a request handler is waiting on every
+	// record, and under load kgo batches anyway while the previous request
+	// to the broker is in flight (see BenchmarkProduceBatch500).
+	Linger time.Duration
+	// TxnIDPrefix prefixes the transactional ids of this process's pool:
+	// "<prefix>-<index>". Default "gateway-<hostname>-<pid>", unique per
+	// running process so two replicas never fence each other.
+	TxnIDPrefix string
+	// Registerer receives the Producer's metrics. Nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Defaults returns c with every zero field set to its default.
+func (c Config) Defaults() Config {
+	if c.Partitions == 0 {
+		c.Partitions = DefaultPartitions
+	}
+	if c.ReplicationFactor == 0 {
+		c.ReplicationFactor = DefaultReplicationFactor
+	}
+	if c.ClientID == "" {
+		c.ClientID = DefaultClientID
+	}
+	if c.ProduceTimeout == 0 {
+		c.ProduceTimeout = DefaultProduceTimeout
+	}
+	if c.TxnPool == 0 {
+		c.TxnPool = DefaultTxnPool
+	}
+	if c.TxnTimeout == 0 {
+		c.TxnTimeout = 3 * c.ProduceTimeout
+	}
+	if c.DialTimeout == 0 {
+		c.DialTimeout = DefaultDialTimeout
+	}
+	if c.TxnIDPrefix == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "unknown-host"
+		}
+		c.TxnIDPrefix = "gateway-" + host + "-" + strconv.Itoa(os.Getpid())
+	}
+	return c
+}
+
+// Validate reports the first invalid field of c (after defaults).
+func (c Config) Validate() error {
+	c = c.Defaults()
+	switch {
+	case len(c.Brokers) == 0:
+		return errors.New("topics config: Brokers is required")
+	case c.Partitions < 1:
+		return fmt.Errorf("topics config: Partitions %d must be at least 1", c.Partitions)
+	case c.ReplicationFactor != -1 && c.ReplicationFactor < 1:
+		return fmt.Errorf("topics config: ReplicationFactor %d must be -1 (broker default) or at least 1", c.ReplicationFactor)
+	case c.ProduceTimeout < 0:
+		return fmt.Errorf("topics config: ProduceTimeout %s must be positive", c.ProduceTimeout)
+	case c.TxnPool < 1:
+		return fmt.Errorf("topics config: TxnPool %d must be at least 1", c.TxnPool)
+	case c.TxnTimeout <= c.ProduceTimeout:
+		return fmt.Errorf("topics config: TxnTimeout %s must exceed ProduceTimeout %s", c.TxnTimeout, c.ProduceTimeout)
+	case c.DialTimeout < 0:
+		return fmt.Errorf("topics config: DialTimeout %s must be positive", c.DialTimeout)
+	case c.Linger < 0:
+		return fmt.Errorf("topics config: Linger %s must not be negative", c.Linger)
+	}
+	for _, b := range c.Brokers {
+		if b == "" {
+			return errors.New("topics config: Brokers holds an empty address")
+		}
+	}
+	return nil
+}
+
+// ClientOpts are the base options of every franz-go client of ours (producer,
+// processors' consumers, admin). Callers add their role's options on top.
+// cfg is taken after Defaults. Add kgo.WithLogger(KgoLogger(l)) for logs.
+func ClientOpts(cfg Config) []kgo.Opt {
+	cfg = cfg.Defaults()
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.ClientID(cfg.ClientID),
+		// Why: a dead broker must fail a dial fast enough that retries and
+		// deadline checks happen inside ProduceTimeout (kgo default 10s).
+		kgo.DialTimeout(cfg.DialTimeout),
+		// Why: after a broker restart (embedded mode restarts with the
+		// process) clients should re-learn metadata within a second rather
+		// than kgo's 5s minimum, which would exceed ProduceTimeout.
+		kgo.MetadataMinAge(time.Second),
+	}
+	return opts
+}
+
+// ConsumerOpts are ClientOpts plus what every reader of the traces topic
+// needs: read_committed, so a batch produced in a transaction is seen whole
+// or not at all (an aborted batch, e.g. after a 503, never).
+func ConsumerOpts(cfg Config) []kgo.Opt {
+	return append(ClientOpts(cfg),
+		// Why: Events batches are produced in one transaction; read_uncommitted
+		// would expose half-written and aborted batches.
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+}
+
+// KgoLogger adapts slog to kgo's logger. kgo's Info level narrates every
+// connection and metadata refresh, so it passes Warn and above only.
+func KgoLogger(l *slog.Logger) kgo.Logger { return kgoLogger{l} }
+
+type kgoLogger struct{ l *slog.Logger }
+
+func (kgoLogger) Level() kgo.LogLevel { return kgo.LogLevelWarn }
+
+func (k kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	var lvl slog.Level
+	switch level {
+	case kgo.LogLevelError:
+		lvl = slog.LevelError
+	case kgo.LogLevelWarn:
+		lvl = slog.LevelWarn
+	case kgo.LogLevelInfo:
+		lvl = slog.LevelInfo
+	default:
+		lvl = slog.LevelDebug
+	}
+	k.l.Log(context.Background(), lvl, "kafka client: "+msg, keyvals...)
+}

@@ -1,0 +1,370 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+var (
+	// ErrUnavailable means the log did not acknowledge within
+	// Config.ProduceTimeout (broker down, unreachable, overloaded, or the
+	// producer closed). Nothing of the call is visible to read_committed
+	// readers, except in the in-flight window documented on Produce. The
+	// HTTP layer answers 503; the client retries.
+	ErrUnavailable = errors.New("log unavailable")
+	// ErrTooLarge means a record exceeds the broker's maximum message size.
+	// Retrying cannot help; the HTTP layer answers 413.
+	ErrTooLarge = errors.New("record too large for the log")
+)
+
+// Producer writes envelopes to the traces topic. Safe for concurrent use.
+type Producer struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *producerMetrics
+
+	// cl is the shared idempotent client: single envelopes and raw records.
+	// Sharing it is what batches concurrent handlers' records together.
+	cl *kgo.Client
+	// pool holds cfg.TxnPool transactional slots; a slot is owned by one
+	// batch at a time, because a kgo client has one open transaction.
+	pool    chan *txnSlot
+	closing chan struct{}
+	closed  atomic.Bool
+	// bg counts background closes of retired transactional clients.
+	bg sync.WaitGroup
+}
+
+// txnSlot is one transactional id and, lazily, the client using it. A nil
+// cl means the next batch creates a fresh client under the same id.
+type txnSlot struct {
+	id string
+	cl *kgo.Client
+}
+
+// NewProducer builds the producer. It does not wait for the broker: use Ping
+// for readiness. ctx is unused today and reserved for eager connection.
+func NewProducer(ctx context.Context, cfg Config, logger *slog.Logger) (*Producer, error) {
+	_ = ctx
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := newProducerMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	p := &Producer{
+		cfg:     cfg,
+		log:     logger,
+		metrics: m,
+		pool:    make(chan *txnSlot, cfg.TxnPool),
+		closing: make(chan struct{}),
+	}
+	p.cl, err = kgo.NewClient(p.producerOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("new producer client: %w", err)
+	}
+	for i := range cfg.TxnPool {
+		p.pool <- &txnSlot{id: cfg.TxnIDPrefix + "-" + strconv.Itoa(i)}
+	}
+	return p, nil
+}
+
+// producerOpts are ClientOpts plus the producing contract shared by the
+// idempotent and the transactional clients.
+func (p *Producer) producerOpts(extra ...kgo.Opt) []kgo.Opt {
+	opts := append(ClientOpts(p.cfg),
+		kgo.WithLogger(KgoLogger(p.log)),
+		kgo.DefaultProduceTopic(Traces),
+		// Why: a 2xx promises the record survives the loss of the leader;
+		// acks=all is kgo's default, stated here because it is the contract.
+		// Idempotence (kgo's default, never disabled) makes kgo's internal
+		// retries duplicate-free.
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		// Why: a handler waits on every record; see Config.Linger.
+		kgo.ProducerLinger(p.cfg.Linger),
+		// Why: records that were never sent are failed once ProduceTimeout
+		// passed, so nothing is delivered after we answered 503. kgo only
+		// fails records at safe points (never while a request carrying them
+		// is in flight), so the caller's own deadline (Produce) is the
+		// backstop for answering promptly.
+		kgo.RecordDeliveryTimeout(p.cfg.ProduceTimeout),
+		// Why: the broker's own wait for in-sync replicas should not outlast
+		// what the caller waits (kgo default 10s).
+		kgo.ProduceRequestTimeout(p.cfg.ProduceTimeout),
+	)
+	return append(opts, extra...)
+}
+
+// Produce writes envs to the traces topic, key schemas.Key(org_id,
+// request_id), value the JSON envelope. It returns nil only after the broker
+// acknowledged every record (acks=all, idempotent producer).
+//
+// One envelope is one idempotent produce. Several envelopes are all-or-
+// nothing: they are produced in one Kafka transaction, so a read_committed
+// consumer sees the whole batch or none of it; any failure aborts.
+//
+// Within cfg.ProduceTimeout it returns, on failure, an error wrapping
+// ErrUnavailable (or ErrTooLarge). What happens to the records then:
+//   - a transactional batch is never committed: its client is discarded and
+//     the next use of the same transactional id (or the broker's transaction
+//     timeout) aborts it, so none of it ever appears to read_committed readers;
+//   - a single envelope that was never sent is failed by kgo and dropped; one
+//     whose request was in flight when the deadline hit has an unknown outcome
+//     (the broker may have written it): it may still appear, exactly once.
+//     The client's retry carries the same request_id and the processors'
+//     exact dedupe makes that harmless.
+//
+// A single envelope's produce is detached from ctx's cancellation (it shares
+// batches with other handlers' records, and kgo cancels a whole batch by its
+// first record's context); a transactional batch honours ctx.
+func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
+	if len(envs) == 0 {
+		return nil
+	}
+	recs := make([]*kgo.Record, len(envs))
+	for i := range envs {
+		value, err := envs[i].Marshal()
+		if err != nil {
+			return fmt.Errorf("marshal envelope %d: %w", i, err)
+		}
+		recs[i] = &kgo.Record{
+			Topic: Traces,
+			Key:   schemas.Key(envs[i].OrgID, envs[i].Trace.RequestID),
+			Value: value,
+		}
+	}
+	if len(recs) == 1 {
+		return p.observe(pathSingle, len(recs), func() error { return p.produceShared(ctx, recs) })
+	}
+	return p.observe(pathTxn, len(recs), func() error { return p.produceTxn(ctx, recs) })
+}
+
+// ProduceRecords writes arbitrary records (e.g. DeadLetterRecord results)
+// through the shared idempotent client. Not atomic across records; returns
+// nil only after every record is acknowledged, else an error wrapping
+// ErrUnavailable or ErrTooLarge within cfg.ProduceTimeout.
+func (p *Producer) ProduceRecords(ctx context.Context, recs ...*kgo.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	return p.observe(pathRaw, len(recs), func() error { return p.produceShared(ctx, recs) })
+}
+
+func (p *Producer) observe(path string, n int, fn func() error) error {
+	start := time.Now()
+	err := fn()
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+		p.metrics.errors.WithLabelValues(path, errorReason(err)).Inc()
+	} else {
+		p.metrics.records.WithLabelValues(path).Add(float64(n))
+	}
+	p.metrics.latency.WithLabelValues(path, outcome).Observe(time.Since(start).Seconds())
+	return err
+}
+
+func (p *Producer) produceShared(ctx context.Context, recs []*kgo.Record) error {
+	if p.closed.Load() {
+		return fmt.Errorf("%w: producer closed", ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.ProduceTimeout)
+	defer cancel()
+	if err := produceAll(ctx, p.cl, recs); err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
+// produceTxn produces recs in one transaction on a pooled client.
+func (p *Producer) produceTxn(parent context.Context, recs []*kgo.Record) (rerr error) {
+	ctx, cancel := context.WithTimeout(parent, p.cfg.ProduceTimeout)
+	defer cancel()
+	defer func() {
+		if rerr != nil && parent.Err() != nil {
+			// The caller left: not the log's fault, do not report 503.
+			rerr = fmt.Errorf("produce transaction: caller gone: %w", parent.Err())
+		} else if rerr != nil {
+			rerr = classify(rerr)
+		}
+	}()
+
+	var slot *txnSlot
+	select {
+	case slot = <-p.pool:
+	case <-p.closing:
+		return errors.New("producer closed")
+	case <-ctx.Done():
+		return fmt.Errorf("wait for a transactional client: %w", ctx.Err())
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// Why discard rather than EndTransaction(TryAbort): the client may
+			// hold records in flight that kgo cannot fail until the broker
+			// answers, and an abort needs the very broker we failed to reach.
+			// A fresh client under the same transactional id calls
+			// InitProducerID on first use, which bumps the epoch (fencing
+			// whatever the old client still sends) and aborts the open
+			// transaction; if this process never comes back, the broker
+			// aborts it after TxnTimeout. Either way the batch stays invisible.
+			p.retire(slot)
+		}
+		p.pool <- slot
+	}()
+
+	if slot.cl == nil {
+		cl, err := kgo.NewClient(p.producerOpts(
+			kgo.TransactionalID(slot.id),
+			kgo.TransactionTimeout(p.cfg.TxnTimeout),
+		)...)
+		if err != nil {
+			return fmt.Errorf("new transactional client: %w", err)
+		}
+		slot.cl = cl
+	}
+	if err := slot.cl.BeginTransaction(); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := produceAll(ctx, slot.cl, recs); err != nil {
+		return fmt.Errorf("produce in transaction: %w", err)
+	}
+	// Every record is acknowledged, so nothing is buffered: EndTransaction
+	// needs no Flush first.
+	if err := slot.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// retire closes slot's client in the background (Close waits for in-flight
+// requests to die) and leaves the slot empty for a fresh client.
+func (p *Producer) retire(slot *txnSlot) {
+	cl := slot.cl
+	slot.cl = nil
+	if cl == nil {
+		return
+	}
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		cl.Close()
+	}()
+}
+
+// produceAll produces recs on cl and waits until every promise fired or ctx
+// is done, whichever is first. It does not use ProduceSync because that
+// waits for every promise, and kgo cannot fire the promise of a record whose
+// request is in flight to a broker that stopped answering.
+func produceAll(ctx context.Context, cl *kgo.Client, recs []*kgo.Record) error {
+	var (
+		mu       sync.Mutex
+		firstErr error
+		left     = len(recs)
+		done     = make(chan struct{})
+	)
+	promise := func(_ *kgo.Record, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		left--
+		if left == 0 {
+			close(done)
+		}
+	}
+	for _, r := range recs {
+		cl.Produce(ctx, r, promise)
+	}
+	select {
+	case <-done:
+		return firstErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// classify wraps a produce failure in ErrTooLarge or ErrUnavailable.
+func classify(err error) error {
+	if errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge) {
+		return fmt.Errorf("%w: %w", ErrTooLarge, err)
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// Ping reports whether the traces topic is reachable with a leader for every
+// partition, within ctx and cfg.ProduceTimeout (readiness).
+func (p *Producer) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.ProduceTimeout)
+	defer cancel()
+	details, err := kadm.NewClient(p.cl).ListTopics(ctx, Traces)
+	if err == nil {
+		err = details.Error()
+	}
+	if err == nil && (!details.Has(Traces) || !allLed(details)) {
+		err = fmt.Errorf("topic %s missing or without leaders", Traces)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: ping: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Close stops the producer: it waits for in-flight batches (each bounded by
+// ProduceTimeout), closes every client, and fails later Produce calls with
+// ErrUnavailable. Idempotent.
+func (p *Producer) Close() {
+	if p.closed.Swap(true) {
+		return
+	}
+	close(p.closing)
+	for range p.cfg.TxnPool {
+		slot := <-p.pool
+		if slot.cl != nil {
+			slot.cl.Close()
+		}
+	}
+	p.cl.Close()
+	p.bg.Wait()
+}
+
+// DeadLetterRecord is the dead-letter copy of src: same key and value on
+// topic DeadLetter, with headers error (the reason), source_topic,
+// source_partition and source_offset, so the record can be found and
+// replayed. Produce it with ProduceRecords (or any client).
+func DeadLetterRecord(src *kgo.Record, reason error) *kgo.Record {
+	msg := "unknown"
+	if reason != nil {
+		msg = reason.Error()
+	}
+	return &kgo.Record{
+		Topic: DeadLetter,
+		Key:   src.Key,
+		Value: src.Value,
+		Headers: []kgo.RecordHeader{
+			{Key: "error", Value: []byte(msg)},
+			{Key: "source_topic", Value: []byte(src.Topic)},
+			{Key: "source_partition", Value: []byte(strconv.FormatInt(int64(src.Partition), 10))},
+			{Key: "source_offset", Value: []byte(strconv.FormatInt(src.Offset, 10))},
+		},
+	}
+}
