@@ -1,0 +1,258 @@
+// Package httpapi is the gateway's HTTP front end (Echo): POST /v1/events,
+// the health, readiness and metrics endpoints, and the console API the
+// dashboard uses (DESIGN.md sections 5, 6 and 8).
+//
+// Every error answer is JSON {"ok": false, "error": "<message>"} — unknown
+// routes (404), wrong methods (405), oversized bodies (413) and recovered
+// panics (500) included; never HTML. One structured log line is written per
+// request (method, route, status, duration, request id); bodies, API keys,
+// console tokens and passwords are never logged.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// LogWriter is the trace log as the front end sees it (topics.Producer).
+type LogWriter interface {
+	// Produce writes envs as one atomic batch and returns nil only after the
+	// broker acknowledged all of them. An error means none may be reported
+	// accepted (the caller answers 503 and the client retries).
+	Produce(ctx context.Context, envs []schemas.Envelope) error
+}
+
+// Config configures the front end. Zero fields take the defaults of Defaults.
+type Config struct {
+	// BodyLimit caps a POST /v1/events body (413 above). Default 10 MiB.
+	BodyLimit int64
+	// ConsoleBodyLimit caps console request bodies. Default 64 KiB.
+	ConsoleBodyLimit int64
+
+	// http.Server timeouts used by HTTPServer.
+	ReadHeaderTimeout time.Duration // default 10 s
+	ReadTimeout       time.Duration // default 60 s (a 10 MiB body from a slow client)
+	WriteTimeout      time.Duration // default 60 s
+	IdleTimeout       time.Duration // default 120 s
+
+	// ProduceTimeout bounds the wait for the broker's acknowledgement of one
+	// Events request; past it the answer is 503. Default 10 s.
+	ProduceTimeout time.Duration
+	// LookupTimeout bounds the store lookup that counts resends as skipped;
+	// past it (or if the store fails) the events are produced anyway and
+	// counted accepted — the processors still store one row per id. Default 2 s.
+	LookupTimeout time.Duration
+
+	// Keys configures the API key cache (its TTL is the cross-replica
+	// revocation window).
+	Keys auth.ResolverConfig
+	// ConsoleTokenTTL is the validity of a console token. Default 7 days.
+	ConsoleTokenTTL time.Duration
+	// BcryptCost of console password hashes. Default auth.BcryptCost.
+	BcryptCost int
+	// MasterKey (32 bytes, GATEWAY_MASTER_KEY) seals BYOK LLM keys. Empty:
+	// BYOK keys are refused with 400.
+	MasterKey []byte
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	def := func(p *time.Duration, d time.Duration) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	if c.BodyLimit == 0 {
+		c.BodyLimit = 10 << 20
+	}
+	if c.ConsoleBodyLimit == 0 {
+		c.ConsoleBodyLimit = 64 << 10
+	}
+	def(&c.ReadHeaderTimeout, 10*time.Second)
+	def(&c.ReadTimeout, 60*time.Second)
+	def(&c.WriteTimeout, 60*time.Second)
+	def(&c.IdleTimeout, 120*time.Second)
+	def(&c.ProduceTimeout, 10*time.Second)
+	def(&c.LookupTimeout, 2*time.Second)
+	def(&c.ConsoleTokenTTL, auth.ConsoleTokenTTL)
+	if c.BcryptCost == 0 {
+		c.BcryptCost = auth.BcryptCost
+	}
+	c.Keys.Defaults()
+}
+
+// Validate reports an unusable configuration.
+func (c Config) Validate() error {
+	if c.BodyLimit < 1024 || c.ConsoleBodyLimit < 1024 {
+		return fmt.Errorf("body limits must be at least 1 KiB (events %d, console %d)", c.BodyLimit, c.ConsoleBodyLimit)
+	}
+	for name, d := range map[string]time.Duration{
+		"ReadHeaderTimeout": c.ReadHeaderTimeout, "ReadTimeout": c.ReadTimeout,
+		"WriteTimeout": c.WriteTimeout, "IdleTimeout": c.IdleTimeout,
+		"ProduceTimeout": c.ProduceTimeout, "LookupTimeout": c.LookupTimeout,
+		"ConsoleTokenTTL": c.ConsoleTokenTTL,
+	} {
+		if d <= 0 {
+			return fmt.Errorf("%s must be positive, got %s", name, d)
+		}
+	}
+	if len(c.MasterKey) != 0 && len(c.MasterKey) != 32 {
+		return fmt.Errorf("master key must be 32 bytes, got %d", len(c.MasterKey))
+	}
+	return c.Keys.Validate()
+}
+
+// Deps are the front end's collaborators. Store and Log are required.
+type Deps struct {
+	Store query.Store
+	Log   LogWriter
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the front end's metrics; /metrics serves Gatherer,
+	// or Registerer when it is also a Gatherer (a *prometheus.Registry).
+	// Nil: a private registry.
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	// Ready reports readiness (log and store reachable). Nil: Store.Ping.
+	Ready func(ctx context.Context) error
+	// Now defaults to time.Now; NewID (simple-form request ids, entity ids)
+	// defaults to UUIDv7.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Server is the HTTP front end. Close it to stop its caches.
+type Server struct {
+	cfg     Config
+	store   query.Store
+	log     LogWriter
+	logger  *slog.Logger
+	ready   func(ctx context.Context) error
+	now     func() time.Time
+	newID   func() string
+	keys    *auth.Resolver
+	pw      *auth.Passwords
+	sealer  *auth.Sealer
+	metrics *metrics
+	e       *echo.Echo
+}
+
+// New builds the server and its routes.
+func New(cfg Config, deps Deps) (*Server, error) {
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("httpapi config: %w", err)
+	}
+	if deps.Store == nil || deps.Log == nil {
+		return nil, errors.New("httpapi: Store and Log are required")
+	}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Log, logger: deps.Logger,
+		ready: deps.Ready, now: deps.Now, newID: deps.NewID}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.ready == nil {
+		s.ready = deps.Store.Ping
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.newID == nil {
+		s.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	reg, gath := deps.Registerer, deps.Gatherer
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		reg, gath = r, r
+	}
+	if gath == nil {
+		g, ok := reg.(prometheus.Gatherer)
+		if !ok {
+			return nil, errors.New("httpapi: Registerer is not a Gatherer; set Deps.Gatherer")
+		}
+		gath = g
+	}
+	var err error
+	if s.metrics, err = newMetrics(reg); err != nil {
+		return nil, err
+	}
+	if s.pw, err = auth.NewPasswords(cfg.BcryptCost); err != nil {
+		return nil, err
+	}
+	if s.sealer, err = auth.NewSealer(cfg.MasterKey); err != nil {
+		return nil, err
+	}
+	if s.keys, err = auth.NewResolver(deps.Store, cfg.Keys); err != nil {
+		return nil, err
+	}
+	s.e = s.routes(gath)
+	return s, nil
+}
+
+// Handler is the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Echo exposes the router so that other front ends (verify, chat, proxy) can
+// register their routes behind the same middleware.
+func (s *Server) Echo() *echo.Echo { return s.e }
+
+// Keys is the API key resolver, shared with other front ends so that a
+// deletion here revokes the key for them at once too.
+func (s *Server) Keys() *auth.Resolver { return s.keys }
+
+// Sealer opens BYOK LLM keys (nil when no master key is configured).
+func (s *Server) Sealer() *auth.Sealer { return s.sealer }
+
+// HTTPServer returns an http.Server for addr with the configured timeouts.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s.e,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Close releases the server's caches. The handler must not be used afterwards.
+func (s *Server) Close() { s.keys.Close() }
+
+func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.requestID, s.observe, s.recover)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(metricsHandler(gath)))
+
+	e.POST("/v1/events", s.postEvents)
+
+	e.POST("/api/console/signup", s.signup)
+	e.POST("/api/console/login", s.login)
+	g := e.Group("/api/console", s.consoleAuth)
+	g.GET("/apps", s.listApps)
+	g.POST("/apps", s.createApp)
+	g.GET("/apps/:id", s.getApp)
+	g.PATCH("/apps/:id", s.patchApp)
+	g.DELETE("/apps/:id", s.deleteApp)
+	g.GET("/requests", s.listRequests)
+	g.GET("/requests/:id", s.getRequest)
+	g.GET("/sessions/:id", s.getSession)
+	return e
+}
