@@ -146,7 +146,7 @@ func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 		return Decoded{}, fmt.Errorf("body is not valid UTF-8 at byte %d", invalidUTF8At(body))
 	}
 	now = now.UTC()
-	d := decoder{s: scanner{b: body}, now: now}
+	d := decoder{s: scanner{b: body, arena: make([]byte, 0, len(body))}, now: now}
 	s := &d.s
 	if s.peek() != '{' {
 		if s.err == nil && s.pos < len(body) && isValueStart(body[s.pos]) {
@@ -252,6 +252,23 @@ type decoder struct {
 	s     scanner
 	now   time.Time
 	items []Item
+	opt   *optionals // of the event being decoded
+}
+
+// optionals backs the pointer fields of one trace, so that they cost one
+// allocation together instead of one each.
+type optionals struct {
+	finishedAt time.Time
+	costUSD    float64
+	riskScore  float64
+	latencyMs  int64
+}
+
+func (d *decoder) optionals() *optionals {
+	if d.opt == nil {
+		d.opt = new(optionals)
+	}
+	return d.opt
 }
 
 // batch decodes the value of "events". A non-nil error rejects the body.
@@ -337,6 +354,7 @@ func (d *decoder) event(idx int, simple bool, id string) Item {
 			err = e
 		}
 	}
+	d.opt = nil
 	s.peek()
 	if s.openObject() {
 		for s.err == nil {
@@ -415,6 +433,12 @@ func (d *decoder) event(idx int, simple bool, id string) Item {
 		note(fieldError("total_tokens", "must be at least prompt_tokens + completion_tokens (%d)", t.PromptTokens+t.CompletionTokens))
 	}
 	if err == nil {
+		if t.LatencyMs == nil && t.FinishedAt != nil {
+			// What Derive would do, without its allocation.
+			o := d.optionals()
+			o.latencyMs = t.FinishedAt.Sub(t.StartedAt).Milliseconds()
+			t.LatencyMs = &o.latencyMs
+		}
 		t.Derive()
 		t.ReceivedAt = d.now
 		it.Envelope.SchemaVersion = schemas.EnvelopeVersion
@@ -466,7 +490,9 @@ func (d *decoder) field(f fieldID, t *schemas.Trace, it *Item) (isNull bool, err
 	case fFinishedAt:
 		var v time.Time
 		if v, isNull, p = s.readTime(); p == "" && !isNull {
-			t.FinishedAt = &v
+			o := d.optionals()
+			o.finishedAt = v
+			t.FinishedAt = &o.finishedAt
 		}
 	case fProvider:
 		t.Provider, isNull, p = s.readStringField(MaxDimensionChars, 0)
@@ -499,7 +525,9 @@ func (d *decoder) field(f fieldID, t *schemas.Trace, it *Item) (isNull bool, err
 	case fLatencyMs:
 		var v int64
 		if v, isNull, p = s.readCount(); p == "" && !isNull {
-			t.LatencyMs = &v
+			o := d.optionals()
+			o.latencyMs = v
+			t.LatencyMs = &o.latencyMs
 		}
 	case fCostUSD:
 		const rule = "must be a non-negative number"
@@ -508,7 +536,9 @@ func (d *decoder) field(f fieldID, t *schemas.Trace, it *Item) (isNull bool, err
 			if v < 0 {
 				p = rule
 			}
-			t.CostUSD = &v
+			o := d.optionals()
+			o.costUSD = v
+			t.CostUSD = &o.costUSD
 		}
 	case fRiskScore:
 		const rule = "must be a number between 0 and 1"
@@ -517,7 +547,9 @@ func (d *decoder) field(f fieldID, t *schemas.Trace, it *Item) (isNull bool, err
 			if v < 0 || v > 1 {
 				p = rule
 			}
-			t.RiskScore = &v
+			o := d.optionals()
+			o.riskScore = v
+			t.RiskScore = &o.riskScore
 		}
 	case fPolicyHits:
 		return d.policyHits(t)
@@ -540,7 +572,7 @@ func (d *decoder) requestID(t *schemas.Trace, it *Item) (bool, error) {
 		if s.err != nil {
 			return false, nil
 		}
-		v, p := s.decodeString(raw, esc)
+		v, p := s.keep(raw, esc)
 		if p != "" {
 			return false, problem("request_id", p)
 		}

@@ -301,7 +301,7 @@ func (s *scanner) readStringField(maxChars, maxBytes int) (v string, isNull bool
 			return "", false, fmt.Sprintf("must be at most %d bytes", maxBytes)
 		}
 	}
-	v, problem = s.decodeString(raw, esc)
+	v, problem = s.keep(raw, esc)
 	return v, false, problem
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxNesting bounds the recursion of the scanner. Deeper bodies are rejected
@@ -24,6 +25,12 @@ type scanner struct {
 	err    error
 	spaced bool   // whitespace was skipped since last reset (metadata compaction)
 	buf    []byte // scratch for unescaping strings
+	// arena holds the decoded strings that end up in traces, so that a batch
+	// costs one allocation for all of them instead of one per string. Its
+	// capacity is len(b) and decoded strings are never longer than their
+	// raw form, so it never reallocates and the strings made over it stay
+	// valid; bytes are never written twice once a string covers them.
+	arena []byte
 }
 
 func (s *scanner) fail(format string, args ...any) {
@@ -137,6 +144,12 @@ func (s *scanner) readString() (raw []byte, esc bool) {
 	start := s.pos + 1
 	i := start
 	for i < len(b) {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -176,6 +189,14 @@ func (s *scanner) readString() (raw []byte, esc bool) {
 	s.fail("unterminated string")
 	return nil, false
 }
+
+// plain marks the bytes that need no attention inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {
@@ -273,6 +294,30 @@ func (s *scanner) decodeString(raw []byte, esc bool) (string, string) {
 		return "", problem
 	}
 	return string(s.buf), ""
+}
+
+// keep decodes a raw string token into a string backed by the arena.
+func (s *scanner) keep(raw []byte, esc bool) (string, string) {
+	if len(s.arena)+len(raw) > cap(s.arena) {
+		// Unreachable while the arena is sized to the body; never grow
+		// it, since that would move bytes under existing strings.
+		return s.decodeString(raw, esc)
+	}
+	start := len(s.arena)
+	var problem string
+	if esc {
+		s.arena, problem = unescape(s.arena, raw)
+	} else {
+		s.arena = append(s.arena, raw...)
+	}
+	if problem != "" {
+		s.arena = s.arena[:start] // never exposed: safe to overwrite
+		return "", problem
+	}
+	if len(s.arena) == start {
+		return "", ""
+	}
+	return unsafe.String(&s.arena[start], len(s.arena)-start), ""
 }
 
 // stringProblem checks the escapes of a string that is not kept as a Go
