@@ -15,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/governance-gateway/gateway/ingest/auth"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/query/sqlite"
 	"github.com/governance-gateway/gateway/schemas"
@@ -228,3 +230,7 @@ func event(id string) map[string]any {
 }
 
 func batch(evs ...map[string]any) map[string]any { return map[string]any{"events": evs} }
+
+type echoContext = echo.Context
+
+func sealAADFor(org, app string) []byte { return auth.SealAAD(org, app) }
