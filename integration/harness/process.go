@@ -106,10 +106,12 @@ type Process struct {
 	LogPath string // stdout and stderr of the process
 	Env     []string
 
-	t    testing.TB
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // Wait's result, set before done closes
+	t        testing.TB
+	bin      string // executable; empty: the gateway binary
+	waitPort bool   // ready when Addr accepts connections, not on the ready line
+	cmd      *exec.Cmd
+	done     chan struct{}
+	err      error // Wait's result, set before done closes
 }
 
 // Gateway starts `gateway serve --role=<role>` and waits until it logs that
@@ -146,7 +148,7 @@ func Gateway(t testing.TB, role string, env ...string) *Process {
 // the port accepts connections.
 func Broker(t testing.TB, addr, dataDir string) *Process {
 	t.Helper()
-	p := &Process{Name: "broker", Addr: addr, DataDir: dataDir}
+	p := &Process{Name: "broker", Addr: addr, DataDir: dataDir, waitPort: true}
 	p.start(t, []string{"broker", "--addr=" + addr, "--data-dir=" + dataDir}, nil)
 	return p
 }
@@ -160,7 +162,11 @@ func (p *Process) start(t testing.TB, args, env []string) {
 	if err != nil {
 		t.Fatalf("log file: %v", err)
 	}
-	p.cmd = exec.Command(Binary(t), args...)
+	bin := p.bin
+	if bin == "" {
+		bin = Binary(t)
+	}
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = mergeEnv(os.Environ(), env)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
@@ -179,15 +185,15 @@ func (p *Process) start(t testing.TB, args, env []string) {
 			t.Logf("---- log of %s (%s), last lines ----\n%s", p.Name, p.LogPath, p.LogTail(80))
 		}
 	})
-	p.awaitReady(t, args[0] == "broker")
+	p.awaitReady(t)
 }
 
 // awaitReady waits for the ready line (serve) or an open port (broker).
-func (p *Process) awaitReady(t testing.TB, broker bool) {
+func (p *Process) awaitReady(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		if broker {
+		if p.waitPort {
 			if c, err := net.DialTimeout("tcp", p.Addr, time.Second); err == nil {
 				c.Close()
 				return
