@@ -18,6 +18,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a unique value (an e-mail address) is already taken.
 	ErrConflict = errors.New("already exists")
+	// ErrBadCursor: a TraceFilter.Cursor that this store did not issue
+	// (callers answer 400).
+	ErrBadCursor = errors.New("invalid cursor")
 )
 
 // Application modes (DESIGN.md section 6).

@@ -1,0 +1,595 @@
+package sqlcore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/governance-gateway/gateway/query"
+)
+
+// Store implements query.Store (all but Ping and Close) on a Backend.
+type Store struct {
+	b Backend
+	d *Dialect
+
+	// rowsPerInsert is how many traces one INSERT statement carries.
+	rowsPerInsert int
+	insertSQL     sync.Map // int (rows) -> string
+	lookupSQL     sync.Map // int (rows) -> string
+}
+
+// DefaultRowsPerInsert is a multi-row INSERT size that keeps statements well
+// under both engines' parameter limits while amortising per-statement cost.
+const DefaultRowsPerInsert = 200
+
+// New returns a Store over b speaking d. rowsPerInsert <= 0 picks the default.
+func New(b Backend, d *Dialect, rowsPerInsert int) *Store {
+	if rowsPerInsert <= 0 {
+		rowsPerInsert = DefaultRowsPerInsert
+	}
+	if d.MaxParams > 0 && rowsPerInsert*len(traceColumns) > d.MaxParams {
+		rowsPerInsert = d.MaxParams / len(traceColumns)
+	}
+	return &Store{b: b, d: d, rowsPerInsert: rowsPerInsert}
+}
+
+func (s *Store) conflict(err error, what string) error {
+	if s.d.IsUniqueViolation(err) {
+		return fmt.Errorf("%s: %w", what, query.ErrConflict)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// queryOne runs q and scans its first row with scan; no row is ErrNotFound.
+func (s *Store) queryOne(ctx context.Context, qr Querier, what, q string, scan func(Rows) error, args ...any) error {
+	rows, err := qr.Query(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return fmt.Errorf("%s: %w", what, query.ErrNotFound)
+	}
+	if err := scan(rows); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// ---- organisations, users, console tokens ----
+
+// CreateOrg implements query.Store.
+func (s *Store) CreateOrg(ctx context.Context, org query.Org, user query.User) error {
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO orgs (id, name, credit_usd, created_at) VALUES (?, ?, ?, ?)`),
+			org.ID, org.Name, org.CreditUSD, s.d.TimeArg(org.CreatedAt)); err != nil {
+			return s.conflict(err, "insert org")
+		}
+		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO users (id, org_id, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
+			user.ID, org.ID, user.Email, user.PasswordHash, s.d.TimeArg(user.CreatedAt)); err != nil {
+			return s.conflict(err, "insert user")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create org %s: %w", org.ID, err)
+	}
+	return nil
+}
+
+// Org implements query.Store.
+func (s *Store) Org(ctx context.Context, orgID string) (query.Org, error) {
+	var o query.Org
+	err := s.queryOne(ctx, s.b.Reader(), "get org", `SELECT id, name, credit_usd, created_at FROM orgs WHERE id = ?`,
+		func(r Rows) error {
+			var created NullTime
+			err := r.Scan(&o.ID, &o.Name, &o.CreditUSD, &created)
+			o.CreatedAt = created.Time
+			return err
+		}, orgID)
+	return o, err
+}
+
+// UserByEmail implements query.Store.
+func (s *Store) UserByEmail(ctx context.Context, email string) (query.User, error) {
+	var u query.User
+	err := s.queryOne(ctx, s.b.Reader(), "get user by email",
+		`SELECT id, org_id, email, password_hash, created_at FROM users WHERE lower(email) = lower(?)`,
+		func(r Rows) error {
+			var created NullTime
+			err := r.Scan(&u.ID, &u.OrgID, &u.Email, &u.PasswordHash, &created)
+			u.CreatedAt = created.Time
+			return err
+		}, email)
+	return u, err
+}
+
+// CreateConsoleToken implements query.Store.
+func (s *Store) CreateConsoleToken(ctx context.Context, t query.ConsoleToken) error {
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		_, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO console_tokens (hash, user_id, org_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)`),
+			t.Hash, t.UserID, t.OrgID, s.d.TimeArg(t.ExpiresAt), s.d.TimeArg(t.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return s.conflict(err, "create console token")
+	}
+	return nil
+}
+
+// ConsoleTokenByHash implements query.Store.
+func (s *Store) ConsoleTokenByHash(ctx context.Context, hash []byte) (query.ConsoleToken, error) {
+	var t query.ConsoleToken
+	err := s.queryOne(ctx, s.b.Reader(), "get console token",
+		`SELECT hash, user_id, org_id, expires_at, created_at FROM console_tokens WHERE hash = ?`,
+		func(r Rows) error {
+			var exp, created NullTime
+			err := r.Scan(&t.Hash, &t.UserID, &t.OrgID, &exp, &created)
+			t.ExpiresAt, t.CreatedAt = exp.Time, created.Time
+			return err
+		}, hash)
+	return t, err
+}
+
+// ---- applications ----
+
+const appColumns = `id, org_id, name, mode, provider_option, provider, model, key_hash, key_prefix, llm_key_cipher, created_at, deleted_at`
+
+func scanApp(r Rows) (query.App, error) {
+	var (
+		a                query.App
+		created, deleted NullTime
+	)
+	err := r.Scan(&a.ID, &a.OrgID, &a.Name, &a.Mode, &a.ProviderOption, &a.Provider, &a.Model,
+		&a.KeyHash, &a.KeyPrefix, &a.LLMKeyCipher, &created, &deleted)
+	a.CreatedAt, a.DeletedAt = created.Time, deleted.Ptr()
+	if len(a.LLMKeyCipher) == 0 {
+		a.LLMKeyCipher = nil
+	}
+	return a, err
+}
+
+// nilIfEmpty stores an absent blob as NULL so it reads back as nil.
+func nilIfEmpty(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// CreateApp implements query.Store.
+func (s *Store) CreateApp(ctx context.Context, a query.App) error {
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		var deleted any
+		if a.DeletedAt != nil {
+			deleted = s.d.TimeArg(*a.DeletedAt)
+		}
+		_, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			a.ID, a.OrgID, a.Name, a.Mode, a.ProviderOption, a.Provider, a.Model,
+			a.KeyHash, a.KeyPrefix, nilIfEmpty(a.LLMKeyCipher), s.d.TimeArg(a.CreatedAt), deleted)
+		return err
+	})
+	if err != nil {
+		return s.conflict(err, "create app "+a.ID)
+	}
+	return nil
+}
+
+// Apps implements query.Store.
+func (s *Store) Apps(ctx context.Context, orgID string) ([]query.App, error) {
+	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT `+appColumns+` FROM apps
+		WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at, id`), orgID)
+	if err != nil {
+		return nil, fmt.Errorf("list apps: %w", err)
+	}
+	defer rows.Close()
+	apps := []query.App{}
+	for rows.Next() {
+		a, err := scanApp(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list apps: %w", err)
+		}
+		apps = append(apps, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list apps: %w", err)
+	}
+	return apps, nil
+}
+
+// App implements query.Store.
+func (s *Store) App(ctx context.Context, orgID, appID string) (query.App, error) {
+	var a query.App
+	err := s.queryOne(ctx, s.b.Reader(), "get app",
+		`SELECT `+appColumns+` FROM apps WHERE org_id = ? AND id = ? AND deleted_at IS NULL`,
+		func(r Rows) (err error) { a, err = scanApp(r); return err }, orgID, appID)
+	return a, err
+}
+
+// AppByKeyHash implements query.Store.
+func (s *Store) AppByKeyHash(ctx context.Context, hash []byte) (query.App, error) {
+	var a query.App
+	err := s.queryOne(ctx, s.b.Reader(), "get app by key",
+		`SELECT `+appColumns+` FROM apps WHERE key_hash = ? AND deleted_at IS NULL`,
+		func(r Rows) (err error) { a, err = scanApp(r); return err }, hash)
+	return a, err
+}
+
+// UpdateApp implements query.Store.
+func (s *Store) UpdateApp(ctx context.Context, a query.App) error {
+	return s.updateOne(ctx, "update app "+a.ID,
+		`UPDATE apps SET name = ?, provider_option = ?, provider = ?, model = ?, llm_key_cipher = ?
+		WHERE org_id = ? AND id = ? AND deleted_at IS NULL`,
+		a.Name, a.ProviderOption, a.Provider, a.Model, nilIfEmpty(a.LLMKeyCipher), a.OrgID, a.ID)
+}
+
+// DeleteApp implements query.Store.
+func (s *Store) DeleteApp(ctx context.Context, orgID, appID string) error {
+	return s.updateOne(ctx, "delete app "+appID,
+		`UPDATE apps SET deleted_at = ? WHERE org_id = ? AND id = ? AND deleted_at IS NULL`,
+		s.d.TimeArg(time.Now()), orgID, appID)
+}
+
+// updateOne runs an UPDATE that must touch exactly one live row.
+func (s *Store) updateOne(ctx context.Context, what, q string, args ...any) error {
+	var n int64
+	err := s.b.WriteTx(ctx, func(qr Querier) (err error) {
+		n, err = qr.Exec(ctx, s.d.Rebind(q), args...)
+		return err
+	})
+	if err != nil {
+		return s.conflict(err, what)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, query.ErrNotFound)
+	}
+	return nil
+}
+
+// ---- traces ----
+
+// existingBatch bounds the ids of one ExistingRequestIDs statement.
+const existingBatch = 500
+
+// ExistingRequestIDs implements query.Store.
+func (s *Store) ExistingRequestIDs(ctx context.Context, orgID string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool)
+	uniq := make([]string, 0, len(ids))
+	seen := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
+			uniq = append(uniq, id)
+		}
+	}
+	for len(uniq) > 0 {
+		n := min(len(uniq), existingBatch)
+		batch := uniq[:n]
+		uniq = uniq[n:]
+		args := make([]any, 0, n+1)
+		args = append(args, orgID)
+		for _, id := range batch {
+			args = append(args, id)
+		}
+		q := `SELECT request_id FROM traces WHERE org_id = ? AND request_id IN (?` + strings.Repeat(", ?", n-1) + `)`
+		rows, err := s.b.Reader().Query(ctx, s.d.Rebind(q), args...)
+		if err != nil {
+			return nil, fmt.Errorf("existing request ids: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("existing request ids: %w", err)
+			}
+			out[id] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("existing request ids: %w", err)
+		}
+	}
+	return out, nil
+}
+
+type traceKey struct{ org, id string }
+
+// before orders log positions: the earlier position is the one that claims
+// an id when one call carries both.
+func before(a, b *query.TraceRow) bool {
+	if a.Partition != b.Partition {
+		return a.Partition < b.Partition
+	}
+	return a.Offset < b.Offset
+}
+
+// WriteTraces implements query.Store. Only the earliest position of each
+// (org, request_id) in rows is offered to the database; rows are inserted in
+// multi-row statements, and only a statement that inserted fewer rows than
+// it carried needs a look-up of the stored positions.
+func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query.TraceRow) ([]bool, error) {
+	first := make(map[traceKey]int, len(rows))
+	for i := range rows {
+		k := traceKey{rows[i].OrgID, rows[i].Trace.RequestID}
+		if j, ok := first[k]; !ok || before(&rows[i], &rows[j]) {
+			first[k] = i
+		}
+	}
+	cand := make([]int, 0, len(first))
+	for i := range rows {
+		if first[traceKey{rows[i].OrgID, rows[i].Trace.RequestID}] == i {
+			cand = append(cand, i)
+		}
+	}
+
+	owner := make([]bool, len(rows))
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		for i := range owner { // a retried transaction starts clean
+			owner[i] = false
+		}
+		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO chunks (topic, log_partition, first_offset, last_offset)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset); err != nil {
+			return fmt.Errorf("insert chunk: %w", err)
+		}
+		args := make([]any, 0, s.rowsPerInsert*len(traceColumns))
+		for start := 0; start < len(cand); start += s.rowsPerInsert {
+			batch := cand[start:min(start+s.rowsPerInsert, len(cand))]
+			args = args[:0]
+			for _, i := range batch {
+				var err error
+				if args, err = s.d.traceArgs(args, &rows[i]); err != nil {
+					return err
+				}
+			}
+			n, err := q.Exec(ctx, s.insertStmt(len(batch)), args...)
+			if err != nil {
+				return fmt.Errorf("insert traces: %w", err)
+			}
+			if int(n) == len(batch) {
+				for _, i := range batch {
+					owner[i] = true
+				}
+				continue
+			}
+			if err := s.markOwners(ctx, q, rows, batch, owner); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write traces of chunk %s/%d@%d-%d: %w",
+			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset, err)
+	}
+	return owner, nil
+}
+
+// markOwners sets owner[i] for the rows of batch whose position is the stored one.
+func (s *Store) markOwners(ctx context.Context, q Querier, rows []query.TraceRow, batch []int, owner []bool) error {
+	args := make([]any, 0, 2*len(batch))
+	pos := make(map[traceKey]int, len(batch))
+	for _, i := range batch {
+		args = append(args, rows[i].OrgID, rows[i].Trace.RequestID)
+		pos[traceKey{rows[i].OrgID, rows[i].Trace.RequestID}] = i
+	}
+	res, err := q.Query(ctx, s.lookupStmt(len(batch)), args...)
+	if err != nil {
+		return fmt.Errorf("look up trace owners: %w", err)
+	}
+	defer res.Close()
+	for res.Next() {
+		var (
+			k         traceKey
+			partition int32
+			offset    int64
+		)
+		if err := res.Scan(&k.org, &k.id, &partition, &offset); err != nil {
+			return fmt.Errorf("look up trace owners: %w", err)
+		}
+		if i, ok := pos[k]; ok && rows[i].Partition == partition && rows[i].Offset == offset {
+			owner[i] = true
+		}
+	}
+	if err := res.Err(); err != nil {
+		return fmt.Errorf("look up trace owners: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) insertStmt(n int) string {
+	if v, ok := s.insertSQL.Load(n); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO traces (" + traceSelectList + ") VALUES ")
+	p := 0
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range traceColumns {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			p++
+			b.WriteString(s.d.placeholder(p))
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(" ON CONFLICT (org_id, request_id) DO NOTHING")
+	s.insertSQL.Store(n, b.String())
+	return b.String()
+}
+
+func (s *Store) lookupStmt(n int) string {
+	if v, ok := s.lookupSQL.Load(n); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.WriteString("SELECT org_id, request_id, log_partition, log_offset FROM traces WHERE (org_id, request_id) IN (VALUES ")
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(" + s.d.placeholder(2*r+1) + ", " + s.d.placeholder(2*r+2) + ")")
+	}
+	b.WriteString(")")
+	s.lookupSQL.Store(n, b.String())
+	return b.String()
+}
+
+func (d *Dialect) placeholder(n int) string {
+	if d.Dollar {
+		return "$" + strconv.Itoa(n)
+	}
+	return "?"
+}
+
+// Chunks implements query.Store.
+func (s *Store) Chunks(ctx context.Context, topic string, partition int32, from int64) ([]query.Chunk, error) {
+	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT topic, log_partition, first_offset, last_offset FROM chunks
+		WHERE topic = ? AND log_partition = ? AND last_offset >= ? ORDER BY first_offset`), topic, partition, from)
+	if err != nil {
+		return nil, fmt.Errorf("list chunks: %w", err)
+	}
+	defer rows.Close()
+	out := []query.Chunk{}
+	for rows.Next() {
+		var c query.Chunk
+		if err := rows.Scan(&c.Topic, &c.Partition, &c.FirstOffset, &c.LastOffset); err != nil {
+			return nil, fmt.Errorf("list chunks: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list chunks: %w", err)
+	}
+	return out, nil
+}
+
+// Default and maximum page sizes of ListTraces (DESIGN.md section 6).
+const (
+	DefaultLimit = 50
+	MaxLimit     = 1000
+)
+
+// ListTraces implements query.Store with keyset pagination on
+// (received_at DESC, request_id DESC), never OFFSET.
+func (s *Store) ListTraces(ctx context.Context, orgID string, f query.TraceFilter) ([]query.TraceRow, string, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+
+	var (
+		where strings.Builder
+		args  = []any{orgID}
+	)
+	where.WriteString("org_id = ?")
+	eq := func(col, v string) {
+		if v != "" {
+			where.WriteString(" AND " + col + " = ?")
+			args = append(args, v)
+		}
+	}
+	eq("app_id", f.AppID)
+	eq("status", f.Status)
+	eq("final_decision", f.FinalDecision)
+	eq("model", f.Model)
+	eq("use_case", f.UseCase)
+	eq("session_id", f.SessionID)
+	if f.Since != nil {
+		where.WriteString(" AND received_at >= ?")
+		args = append(args, s.d.TimeArg(*f.Since))
+	}
+	if f.Until != nil {
+		where.WriteString(" AND received_at < ?")
+		args = append(args, s.d.TimeArg(*f.Until))
+	}
+	keys := make([]string, 0, len(f.Metadata))
+	for k := range f.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // a stable statement text per filter set
+	for _, k := range keys {
+		where.WriteString(" AND " + s.d.MetadataMatch("?", "?"))
+		args = append(args, k, f.Metadata[k])
+	}
+	if f.Cursor != "" {
+		c, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where.WriteString(" AND (received_at, request_id) < (?, ?)")
+		args = append(args, s.d.TimeArg(c.receivedAt), c.requestID)
+	}
+	args = append(args, limit+1)
+	q := `SELECT ` + traceSelectList + ` FROM traces WHERE ` + where.String() +
+		` ORDER BY received_at DESC, request_id DESC LIMIT ?`
+
+	out, err := s.queryTraces(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list traces: %w", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[limit-1]
+		next = cursor{receivedAt: last.Trace.ReceivedAt, requestID: last.Trace.RequestID}.encode()
+	}
+	return out, next, nil
+}
+
+func (s *Store) queryTraces(ctx context.Context, q string, args ...any) ([]query.TraceRow, error) {
+	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []query.TraceRow{}
+	for rows.Next() {
+		r, err := scanTrace(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Trace implements query.Store.
+func (s *Store) Trace(ctx context.Context, orgID, requestID string) (query.TraceRow, error) {
+	var t query.TraceRow
+	err := s.queryOne(ctx, s.b.Reader(), "get trace",
+		`SELECT `+traceSelectList+` FROM traces WHERE org_id = ? AND request_id = ?`,
+		func(r Rows) (err error) { t, err = scanTrace(r); return err }, orgID, requestID)
+	return t, err
+}
+
+// SessionTraces implements query.Store.
+func (s *Store) SessionTraces(ctx context.Context, orgID, sessionID string) ([]query.TraceRow, error) {
+	if sessionID == "" { // traces without a session are not one session
+		return nil, fmt.Errorf("session traces: %w", query.ErrNotFound)
+	}
+	out, err := s.queryTraces(ctx, `SELECT `+traceSelectList+` FROM traces
+		WHERE org_id = ? AND session_id = ? ORDER BY started_at, received_at, request_id`, orgID, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("session traces: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("session traces: %w", query.ErrNotFound)
+	}
+	return out, nil
+}

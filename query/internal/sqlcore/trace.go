@@ -1,0 +1,97 @@
+package sqlcore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// traceColumns is the column order of the traces table used by every insert
+// and select. Both migrations must define these columns.
+var traceColumns = []string{
+	"org_id", "request_id", "app_id", "parent_request_id", "mode",
+	"started_at", "finished_at", "provider", "model", "use_case",
+	"team_id", "integration_id", "end_user_id", "user_id", "session_id",
+	"prompt_tokens", "completion_tokens", "total_tokens", "cost_usd", "latency_ms",
+	"status", "final_decision", "risk_score", "policy_hits", "prompt",
+	"answer", "metadata", "received_at", "log_partition", "log_offset",
+}
+
+var traceSelectList = strings.Join(traceColumns, ", ")
+
+// traceArgs appends the column values of r in traceColumns order.
+func (d *Dialect) traceArgs(dst []any, r *query.TraceRow) ([]any, error) {
+	t := &r.Trace
+	var finished, hits, meta any
+	if t.FinishedAt != nil {
+		finished = d.TimeArg(*t.FinishedAt)
+	}
+	if t.PolicyHits != nil {
+		b, err := json.Marshal(t.PolicyHits)
+		if err != nil {
+			return dst, fmt.Errorf("encode policy_hits of %q: %w", t.RequestID, err)
+		}
+		hits = string(b)
+	}
+	if len(t.Metadata) > 0 {
+		if !json.Valid(t.Metadata) {
+			return dst, fmt.Errorf("metadata of %q is not valid JSON", t.RequestID)
+		}
+		meta = string(t.Metadata)
+	}
+	var cost, latency, risk any
+	if t.CostUSD != nil {
+		cost = *t.CostUSD
+	}
+	if t.LatencyMs != nil {
+		latency = *t.LatencyMs
+	}
+	if t.RiskScore != nil {
+		risk = *t.RiskScore
+	}
+	return append(dst,
+		r.OrgID, t.RequestID, r.AppID, t.ParentRequestID, t.Mode,
+		d.TimeArg(t.StartedAt), finished, t.Provider, t.Model, t.UseCase,
+		t.TeamID, t.IntegrationID, t.EndUserID, t.UserID, t.SessionID,
+		t.PromptTokens, t.CompletionTokens, t.TotalTokens, cost, latency,
+		t.Status, t.FinalDecision, risk, hits, t.Prompt,
+		t.Answer, meta, d.TimeArg(t.ReceivedAt), r.Partition, r.Offset,
+	), nil
+}
+
+// scanTrace reads one row selected with traceSelectList.
+func scanTrace(rows Rows) (query.TraceRow, error) {
+	var (
+		r                           query.TraceRow
+		started, finished, received NullTime
+		hits, meta                  []byte
+	)
+	t := &r.Trace
+	err := rows.Scan(
+		&r.OrgID, &t.RequestID, &r.AppID, &t.ParentRequestID, &t.Mode,
+		&started, &finished, &t.Provider, &t.Model, &t.UseCase,
+		&t.TeamID, &t.IntegrationID, &t.EndUserID, &t.UserID, &t.SessionID,
+		&t.PromptTokens, &t.CompletionTokens, &t.TotalTokens, &t.CostUSD, &t.LatencyMs,
+		&t.Status, &t.FinalDecision, &t.RiskScore, &hits, &t.Prompt,
+		&t.Answer, &meta, &received, &r.Partition, &r.Offset,
+	)
+	if err != nil {
+		return r, fmt.Errorf("scan trace: %w", err)
+	}
+	t.StartedAt, t.FinishedAt, t.ReceivedAt = started.Time, finished.Ptr(), received.Time
+	if hits != nil {
+		if err := json.Unmarshal(hits, &t.PolicyHits); err != nil {
+			return r, fmt.Errorf("decode policy_hits of %q: %w", t.RequestID, err)
+		}
+		if t.PolicyHits == nil { // "[]" stays an empty, non-nil slice
+			t.PolicyHits = []schemas.PolicyHit{}
+		}
+	}
+	if meta != nil {
+		t.Metadata = meta
+	}
+	return r, nil
+}

@@ -1,0 +1,66 @@
+package querytest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// BenchChunkRows is the chunk size BenchWriteTraces writes per operation.
+const BenchChunkRows = 5000
+
+// BenchRows returns n fresh traces of about 400 bytes (as JSON) at offsets
+// first.. of partition 0, spread over three organisations.
+func BenchRows(n int, first int64) []query.TraceRow {
+	rows := make([]query.TraceRow, n)
+	for i := range rows {
+		off := first + int64(i)
+		received := base.Add(time.Duration(off) * time.Millisecond)
+		rows[i] = query.TraceRow{
+			OrgID: fmt.Sprintf("org-%d", off%3), AppID: "app-1", Partition: 0, Offset: off,
+			Trace: schemas.Trace{
+				RequestID: fmt.Sprintf("bench-%012d", off), Mode: schemas.ModeIngest,
+				StartedAt: received.Add(-800 * time.Millisecond),
+				Model:     "gpt-4o-mini", SessionID: fmt.Sprintf("s-%d", off/4),
+				PromptTokens: 42, CompletionTokens: 17, TotalTokens: 59, CostUSD: ptr(0.00042), LatencyMs: ptr(int64(790)),
+				Status: schemas.StatusOK, FinalDecision: "pass", RiskScore: ptr(0.1),
+				PolicyHits: []schemas.PolicyHit{},
+				Prompt:     "What is the refund policy?",
+				Answer:     "Refunds within 30 days.",
+				Metadata:   json.RawMessage(`{"tier":"gold"}`),
+				ReceivedAt: received,
+			},
+		}
+	}
+	return rows
+}
+
+// BenchWriteTraces measures WriteTraces with chunks of BenchChunkRows fresh
+// rows and reports rows/s.
+func BenchWriteTraces(b *testing.B, s query.Store) {
+	ctx := context.Background()
+	chunks := make([][]query.TraceRow, b.N)
+	for i := range chunks {
+		chunks[i] = BenchRows(BenchChunkRows, int64(i)*BenchChunkRows)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rows := chunks[i]
+		chunk := query.Chunk{Topic: Topic, Partition: 0, FirstOffset: rows[0].Offset, LastOffset: rows[len(rows)-1].Offset}
+		owner, err := s.WriteTraces(ctx, chunk, rows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(owner) != len(rows) || !owner[0] {
+			b.Fatal("fresh rows must be owners")
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*BenchChunkRows)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,271 @@
+// Package sqlite is the embedded query store: query.Store on a SQLite file
+// (modernc.org/sqlite, pure Go). One connection writes (SQLite has a single
+// writer; serialising in-process avoids lock contention and SQLITE_BUSY), a
+// separate read-only pool serves the console, and WAL lets reads proceed
+// while a write transaction runs.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/query/internal/sqlcore"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// maxCachedStmts bounds the write connection's prepared statements: the
+// fixed statements plus the multi-row INSERT shapes of WriteTraces.
+const maxCachedStmts = 64
+
+var dialect = &sqlcore.Dialect{
+	TimeArg: sqlcore.MicrosArg,
+	// json_each binds the key as a value, so keys with dots, quotes or
+	// brackets need no JSON-path quoting. Values compare as their text:
+	// strings unquoted, true/false as words, numbers as SQLite prints them.
+	MetadataMatch: func(keyPH, valPH string) string {
+		return `EXISTS (SELECT 1 FROM json_each(traces.metadata) AS m WHERE m.key = ` + keyPH +
+			` AND (CASE m.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(m.value AS TEXT) END) = ` + valPH + `)`
+	},
+	IsUniqueViolation: func(err error) bool {
+		var e *sqlite.Error
+		if !errors.As(err, &e) {
+			return false
+		}
+		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	},
+	MaxParams: 32766,
+}
+
+// Store is query.Store on SQLite. Safe for concurrent use.
+type Store struct {
+	*sqlcore.Store
+	w, r *sql.DB
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared on w, reused by every write transaction
+}
+
+var _ query.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the SQLite database at path and brings its
+// schema up to date. Commits are durable on return (WAL, synchronous=FULL).
+// Several processes may open the same file; writes are serialised by SQLite.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open sqlite store: path %q must be a plain file path", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	common := url.Values{}
+	common.Set("_busy_timeout", "10000")
+	common.Set("_foreign_keys", "1")
+
+	wq := url.Values{}
+	for k, v := range common {
+		wq[k] = v
+	}
+	wq.Set("_journal_mode", "WAL")
+	wq.Set("_synchronous", "FULL")
+	wq.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
+	wq.Add("_pragma", "temp_store(MEMORY)")
+	wq.Add("_pragma", "cache_size(-32768)")
+	wq.Add("_pragma", "mmap_size(268435456)")
+	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite writer: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+
+	rq := url.Values{}
+	for k, v := range common {
+		rq[k] = v
+	}
+	rq.Set("_query_only", "1")
+	r, err := sql.Open("sqlite", "file:"+path+"?"+rq.Encode())
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite readers: %w", err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+
+	s := &Store{w: w, r: r, stmts: map[string]*sql.Stmt{}}
+	s.Store = sqlcore.New(s, dialect, 0)
+
+	migrations, err := sqlcore.LoadMigrations(migrationFS, "migrations")
+	if err == nil {
+		// BEGIN IMMEDIATE serialises concurrent openers across processes.
+		err = s.writeTx(ctx, false, func(q sqlcore.Querier) error { return sqlcore.Migrate(ctx, q, dialect, migrations) })
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Reader implements sqlcore.Backend.
+func (s *Store) Reader() sqlcore.Querier { return dbQuerier{s.r} }
+
+// WriteTx implements sqlcore.Backend: one BEGIN IMMEDIATE transaction on the
+// write connection, committed (and fsynced) before it returns nil.
+func (s *Store) WriteTx(ctx context.Context, fn func(q sqlcore.Querier) error) error {
+	return s.writeTx(ctx, true, fn)
+}
+
+// writeTx runs fn in a write transaction; cache says whether statements run
+// in it are worth preparing for later transactions (not one-off DDL).
+func (s *Store) writeTx(ctx context.Context, cache bool, fn func(q sqlcore.Querier) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	q := &txQuerier{s: s, tx: tx, cache: cache}
+	if err := fn(q); err != nil {
+		_ = tx.Rollback()
+		s.prepare(q.missed)
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.prepare(q.missed)
+	return nil
+}
+
+// prepare caches statements a transaction ran unprepared. It runs after the
+// transaction because the single write connection is busy during it.
+func (s *Store) prepare(queries []string) {
+	for _, q := range queries {
+		s.mu.Lock()
+		_, ok := s.stmts[q]
+		full := len(s.stmts) >= maxCachedStmts
+		s.mu.Unlock()
+		if ok || full {
+			continue
+		}
+		st, err := s.w.Prepare(q)
+		if err != nil {
+			continue // the statement still runs unprepared next time
+		}
+		s.mu.Lock()
+		if _, ok := s.stmts[q]; ok {
+			st.Close()
+		} else {
+			s.stmts[q] = st
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Ping implements query.Store.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.r.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite store: %w", err)
+	}
+	return nil
+}
+
+// Close implements query.Store.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.mu.Unlock()
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+type dbQuerier struct{ db *sql.DB }
+
+func (d dbQuerier) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := d.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (d dbQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
+	return d.db.QueryContext(ctx, q, args...)
+}
+
+type txQuerier struct {
+	s      *Store
+	tx     *sql.Tx
+	cache  bool
+	missed []string
+	local  map[string]*sql.Stmt // prepared in this transaction, closed with it
+}
+
+// stmt returns q prepared for this transaction: from the store's cache, or
+// prepared now (and kept for the rest of the transaction) when q is a
+// cacheable statement seen for the first time.
+func (t *txQuerier) stmt(ctx context.Context, q string) *sql.Stmt {
+	if st := t.local[q]; st != nil {
+		return st
+	}
+	t.s.mu.Lock()
+	st := t.s.stmts[q]
+	t.s.mu.Unlock()
+	if st != nil {
+		return t.tx.StmtContext(ctx, st)
+	}
+	if !t.cache {
+		return nil
+	}
+	t.missed = append(t.missed, q)
+	st, err := t.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil // run it unprepared; the error, if real, surfaces there
+	}
+	if t.local == nil {
+		t.local = map[string]*sql.Stmt{}
+	}
+	t.local[q] = st
+	return st
+}
+
+func (t *txQuerier) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	if st := t.stmt(ctx, q); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, q, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (t *txQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, q, args...)
+}
