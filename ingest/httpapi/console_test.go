@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,4 +263,57 @@ func TestTenantIsolationApps(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, "ingest", r.JSON(t)["name"])
 	require.Equal(t, http.StatusOK, e.postEvents(appA.Key, event("still-works")).Code)
+}
+
+// The request log names requests, never secrets or bodies.
+func TestLogsHoldNoSecrets(t *testing.T) {
+	var buf syncBuffer
+	e := newEnv(t, withMasterKey, func(_ *Config, d *Deps) {
+		d.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	acc := e.signup("secret-user@example.com")
+	r := e.do("POST", "/api/console/login", map[string]any{"email": "secret-user@example.com", "password": "correct horse"})
+	loginTok := r.JSON(t)["token"].(string)
+	app := e.eventsApp(acc)
+	fc := e.createApp(acc, map[string]any{"name": "fc", "mode": "full_control", "llm_api_key": "sk-llm-very-secret"})
+	e.postEvents(app.Key, map[string]any{"prompt": "my prompt text", "answer": "my answer text", "model": "m", "prompt_tokens": 1, "completion_tokens": 1})
+	e.do("POST", "/v1/events", event("bearer-1"), "Authorization", "Bearer "+app.Key)
+	e.postEvents(fc.Key, event("wrong-mode"))
+	e.postEvents("gwk_notarealkeybutstillsecret00000", event("x"))
+	e.log.failWith(errors.New("broker down"))
+	e.postEvents(app.Key, event("fail-1"))
+
+	logs := buf.String()
+	require.Contains(t, logs, `"route":"/v1/events"`)
+	require.Contains(t, logs, `"request_id"`)
+	require.Contains(t, logs, `"status":500`)
+	require.Contains(t, logs, "broker down", "5xx causes are logged")
+	for _, secret := range []string{acc.token, loginTok, app.Key, fc.Key, "correct horse", "sk-llm-very-secret",
+		"gwk_notarealkeybutstillsecret00000", "my prompt text", "my answer text"} {
+		require.NotContains(t, logs, secret)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestConsoleBodyLimit(t *testing.T) {
+	e := newEnv(t)
+	big := `{"email":"a@example.com","password":"12345678","organization":"` + strings.Repeat("o", 70<<10) + `"}`
+	m := requireError(t, e.do("POST", "/api/console/signup", big), http.StatusRequestEntityTooLarge)
+	require.Contains(t, m["error"], "limit")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/governance-gateway/gateway/ingest/events"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
+	"github.com/governance-gateway/gateway/topics"
 )
 
 const (
@@ -253,16 +254,27 @@ func (s *Server) dropExisting(c echo.Context, orgID string, items []events.Item,
 	return kept
 }
 
-// produce writes envs to the log; any failure is a 503 (the log is the only
-// thing that can fail here, and the client must retry).
+// produce writes envs to the log. Nothing is reported accepted unless it
+// returns nil: an unreachable log is 503 (the client retries), a record over
+// the broker's size limit 413 (retrying cannot help), anything else 500.
 func (s *Server) produce(c echo.Context, envs []schemas.Envelope) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.ProduceTimeout)
 	defer cancel()
-	if err := s.log.Produce(ctx, envs); err != nil {
+	err := s.log.Produce(ctx, envs)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, topics.ErrTooLarge):
+		return &apiError{status: http.StatusRequestEntityTooLarge, cause: err,
+			msg: "an event is larger than the trace log accepts; nothing was recorded (shorten prompt, answer or metadata)"}
+	case errors.Is(err, topics.ErrUnavailable):
 		s.metrics.produceErrors.Inc()
 		return unavailable("the trace log is unavailable; nothing was recorded, retry the request", err)
+	default:
+		s.metrics.produceErrors.Inc()
+		return &apiError{status: http.StatusInternalServerError, cause: err,
+			msg: "the events could not be written to the trace log; nothing was recorded, retry the request"}
 	}
-	return nil
 }
 
 // healthz is liveness: the process serves HTTP.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/governance-gateway/gateway/schemas"
+	"github.com/governance-gateway/gateway/topics"
 )
 
 var receivedAtRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
@@ -189,20 +191,35 @@ func TestEventsAuthHeaders(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 }
 
-func TestEventsLogUnavailable(t *testing.T) {
+func TestEventsLogFailures(t *testing.T) {
 	e := newEnv(t)
 	app := e.eventsApp(e.signup("a@example.com"))
-	e.log.fail.Store(true)
-	for _, body := range []any{
+	bodies := []any{
 		batch(event("u-1"), event("u-2")),
 		event("u-3"),
 		map[string]any{"prompt": "p", "answer": "a", "model": "m", "prompt_tokens": 1, "completion_tokens": 1},
-	} {
-		m := requireError(t, e.postEvents(app.Key, body), http.StatusServiceUnavailable)
-		require.NotContains(t, m, "accepted")
-		require.Contains(t, m["error"], "retry")
 	}
-	e.log.fail.Store(false)
+	for _, tc := range []struct {
+		name string
+		err  error
+		code int
+		msg  string
+	}{
+		{"unavailable", fmt.Errorf("produce: %w: broker down", topics.ErrUnavailable), 503, "retry"},
+		{"too large", fmt.Errorf("produce: %w", topics.ErrTooLarge), 413, "larger"},
+		{"unexpected", errors.New("marshal: boom"), 500, "nothing was recorded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.log.failWith(tc.err)
+			for _, body := range bodies {
+				m := requireError(t, e.postEvents(app.Key, body), tc.code)
+				require.NotContains(t, m, "accepted")
+				require.Contains(t, m["error"], tc.msg)
+				require.NotContains(t, m["error"], "boom", "causes are logged, not shown")
+			}
+		})
+	}
+	e.log.failWith(nil)
 	r := e.postEvents(app.Key, batch(event("u-1"), event("u-2")))
 	require.Equal(t, http.StatusOK, r.Code, "a retry after the outage is accepted")
 	require.EqualValues(t, 2, r.JSON(t)["accepted"])

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -34,12 +33,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type fakeLog struct {
 	mu    sync.Mutex
 	calls [][]schemas.Envelope
-	fail  atomic.Bool
+	fail  atomic.Value // error to return
 }
 
 func (f *fakeLog) Produce(_ context.Context, envs []schemas.Envelope) error {
-	if f.fail.Load() {
-		return errors.New("broker unreachable")
+	if b, _ := f.fail.Load().(errBox); b.error != nil {
+		return b.error
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -56,6 +55,11 @@ func (f *fakeLog) all() []schemas.Envelope {
 	}
 	return out
 }
+
+// failWith makes Produce fail with err (nil: succeed again).
+func (f *fakeLog) failWith(err error) { f.fail.Store(errBox{err}) }
+
+type errBox struct{ error }
 
 func (f *fakeLog) callCount() int {
 	f.mu.Lock()
@@ -86,9 +90,9 @@ type env struct {
 	offset int64
 }
 
-type envOpt func(*Config)
+type envOpt func(*Config, *Deps)
 
-func withMasterKey(c *Config) { c.MasterKey = []byte("0123456789abcdef0123456789abcdef") }
+func withMasterKey(c *Config, _ *Deps) { c.MasterKey = []byte("0123456789abcdef0123456789abcdef") }
 
 func newEnv(t testing.TB, opts ...envOpt) *env {
 
@@ -99,10 +103,7 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 	e := &env{t: t, store: store, log: &fakeLog{}, clock: &clock{}, reg: prometheus.NewRegistry()}
 	e.clock.ns.Store(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
 	cfg := Config{BcryptCost: bcrypt.MinCost}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := New(cfg, Deps{
+	deps := Deps{
 		Store:      store,
 		Log:        e.log,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -114,7 +115,11 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 			return store.Ping(ctx)
 		},
 		Now: e.clock.Now,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg, &deps)
+	}
+	srv, err := New(cfg, deps)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	e.srv = srv

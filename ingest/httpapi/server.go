@@ -30,7 +30,8 @@ import (
 type LogWriter interface {
 	// Produce writes envs as one atomic batch and returns nil only after the
 	// broker acknowledged all of them. An error means none may be reported
-	// accepted (the caller answers 503 and the client retries).
+	// accepted: errors wrapping topics.ErrUnavailable answer 503 (the client
+	// retries), topics.ErrTooLarge 413, anything else 500.
 	Produce(ctx context.Context, envs []schemas.Envelope) error
 }
 
