@@ -125,8 +125,10 @@ func TestLoginAndTokens(t *testing.T) {
 	for _, h := range [][]string{nil, bearer("gwc_nope"), {"Authorization", "Basic eDp5"}, bearer(strings.Repeat("x", 300))} {
 		requireError(t, e.do("GET", "/api/console/apps", nil, h...), http.StatusUnauthorized)
 	}
-	requireError(t, e.do("GET", "/api/console/unknown", nil), http.StatusUnauthorized)
+	requireError(t, e.do("GET", "/api/console/unknown", nil), http.StatusNotFound)
 	requireError(t, e.do("GET", "/api/console/unknown", nil, bearer(tok)...), http.StatusNotFound)
+	requireError(t, e.do("PUT", "/api/console/apps", nil, bearer(tok)...), http.StatusMethodNotAllowed)
+	requireError(t, e.do("DELETE", "/api/console/requests/x", nil), http.StatusMethodNotAllowed)
 
 	e.clock.Advance(7*24*time.Hour + time.Second)
 	requireError(t, e.do("GET", "/api/console/apps", nil, bearer(tok)...), http.StatusUnauthorized)
@@ -316,4 +318,19 @@ func TestConsoleBodyLimit(t *testing.T) {
 	big := `{"email":"a@example.com","password":"12345678","organization":"` + strings.Repeat("o", 70<<10) + `"}`
 	m := requireError(t, e.do("POST", "/api/console/signup", big), http.StatusRequestEntityTooLarge)
 	require.Contains(t, m["error"], "limit")
+}
+
+func TestMetricsRouteLabelsAreBounded(t *testing.T) {
+	e := newEnv(t)
+	acc := e.signup("a@example.com")
+	e.do("GET", "/nope/abc123", nil)
+	e.do("GET", "/api/console/zzz/abc123", nil, bearer(acc.token)...)
+	e.do("GET", "/api/console/requests/some-request-id", nil, bearer(acc.token)...)
+	r := e.do("POST", "/api/console/requests", map[string]any{}, bearer(acc.token)...)
+	requireError(t, r, http.StatusMethodNotAllowed)
+	body := string(e.do("GET", "/metrics", nil).Body)
+	require.NotContains(t, body, "abc123")
+	require.NotContains(t, body, "some-request-id")
+	require.Contains(t, body, `route="/api/console/requests/:id"`)
+	require.Contains(t, body, `route="unmatched"`)
 }

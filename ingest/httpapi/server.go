@@ -246,14 +246,17 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 
 	e.POST("/api/console/signup", s.signup)
 	e.POST("/api/console/login", s.login)
-	g := e.Group("/api/console", s.consoleAuth)
-	g.GET("/apps", s.listApps)
-	g.POST("/apps", s.createApp)
-	g.GET("/apps/:id", s.getApp)
-	g.PATCH("/apps/:id", s.patchApp)
-	g.DELETE("/apps/:id", s.deleteApp)
-	g.GET("/requests", s.listRequests)
-	g.GET("/requests/:id", s.getRequest)
-	g.GET("/sessions/:id", s.getSession)
+	// Route-level (not group-level) middleware: an Echo group with
+	// middleware answers every unknown method under its prefix with 404,
+	// where a wrong method must be 405.
+	const p = "/api/console"
+	e.GET(p+"/apps", s.listApps, s.consoleAuth)
+	e.POST(p+"/apps", s.createApp, s.consoleAuth)
+	e.GET(p+"/apps/:id", s.getApp, s.consoleAuth)
+	e.PATCH(p+"/apps/:id", s.patchApp, s.consoleAuth)
+	e.DELETE(p+"/apps/:id", s.deleteApp, s.consoleAuth)
+	e.GET(p+"/requests", s.listRequests, s.consoleAuth)
+	e.GET(p+"/requests/:id", s.getRequest, s.consoleAuth)
+	e.GET(p+"/sessions/:id", s.getSession, s.consoleAuth)
 	return e
 }
