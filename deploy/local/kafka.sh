@@ -41,10 +41,12 @@ fetch() {
   rm -rf "$libs.tmp"
   mkdir -p "$libs.tmp"
   # -B: no colours or progress bars in CI logs.
+  mkdir -p "$cache"
   if ! mvn -B -q -Dstyle.color=never -f "$here/kafka/pom.xml" -Dkafka.version="$version" \
-      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$libs.tmp" >&2; then
+      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$libs.tmp" >"$cache/mvn-fetch.log" 2>&1; then
+    tail -n 40 "$cache/mvn-fetch.log" >&2
     rm -rf "$libs.tmp"
-    log "could not fetch the Kafka jars with Maven"
+    log "could not fetch the Kafka jars with Maven (log $cache/mvn-fetch.log)"
     return 1
   fi
   ls "$libs.tmp"/kafka_2.13-*.jar >/dev/null 2>&1 || { log "fetch finished without kafka_2.13 jar"; return 1; }

@@ -82,7 +82,7 @@ start() {
     if [ ! -f "$data/PG_VERSION" ]; then
       log "initdb in $data"
       mkdir -p "$data"
-      [ "$(id -u)" = 0 ] && chown postgres:postgres "$data"
+      if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$data"; fi
       chmod 700 "$data"
       as_owner "$bin/initdb" -D "$data" -U "$(owner_name)" --auth-local=trust --auth-host=scram-sha-256 \
         -E UTF8 --locale=C.UTF-8 >"$data.initdb.log" 2>&1 \
