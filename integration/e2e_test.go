@@ -38,7 +38,8 @@ func TestEndToEnd(t *testing.T) {
 	sent = append(sent, ids(dupes[:2])...)
 
 	require.Eventually(t, func() bool {
-		return len(c.ListRequests(t, org.Token, nil)) >= len(sent)
+		rows, ok := listed(t, c, org.Token)
+		return ok && len(rows) >= len(sent)
 	}, 2*time.Minute, 250*time.Millisecond, "traces never became visible in the console")
 
 	// A resent batch, once its ids are written, is skipped entirely.
@@ -49,7 +50,8 @@ func TestEndToEnd(t *testing.T) {
 	requireBatch(t, c, app.APIKey, marker, 1, 0)
 	sent = append(sent, ids(marker)...)
 	require.Eventually(t, func() bool {
-		return countByID(c.ListRequests(t, org.Token, nil))[ids(marker)[0]] == 1
+		rows, ok := listed(t, c, org.Token)
+		return ok && countByID(rows)[ids(marker)[0]] == 1
 	}, 2*time.Minute, 250*time.Millisecond, "marker trace never became visible")
 	rows := c.ListRequests(t, org.Token, nil)
 	requireExactlyOnce(t, rows, sent)

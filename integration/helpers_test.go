@@ -102,3 +102,14 @@ func lakeRows(orgID string, want []string) harness.LakeExpect {
 	}
 	return harness.LakeExpect{Count: len(want), Rows: rows}
 }
+
+// listed returns the organisation's console rows for use inside
+// require.Eventually: errors are logged and read as "not yet".
+func listed(t *testing.T, c *harness.Client, token string) ([]harness.RequestRow, bool) {
+	rows, err := c.TryListRequests(token, nil)
+	if err != nil {
+		t.Logf("list requests (will retry): %v", err)
+		return nil, false
+	}
+	return rows, true
+}

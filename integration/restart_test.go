@@ -80,7 +80,10 @@ func TestEmbeddedRestart(t *testing.T) {
 	c2 := harness.NewClient(gw2.URL)
 	var rows []harness.RequestRow
 	require.Eventually(t, func() bool {
-		rows = c2.ListRequests(t, org.Token, nil)
+		var ok bool
+		if rows, ok = listed(t, c2, org.Token); !ok {
+			return false
+		}
 		got := countByID(rows)
 		for _, id := range acked {
 			if got[id] == 0 {

@@ -104,8 +104,9 @@ func TestScaleOutProcessorKill(t *testing.T) {
 
 	var rows []harness.RequestRow
 	require.Eventually(t, func() bool {
-		rows = c.ListRequests(t, org.Token, nil)
-		return len(rows) >= total
+		var ok bool
+		rows, ok = listed(t, c, org.Token)
+		return ok && len(rows) >= total
 	}, 5*time.Minute, time.Second, "the store did not catch up")
 	requireExactlyOnce(t, rows, sentOK)
 

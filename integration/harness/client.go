@@ -115,10 +115,20 @@ type RequestRow struct {
 }
 
 // ListRequests pages through GET /api/console/requests with limit 1000 and
-// returns every row. It fails the test on a non-200 answer or when a page
-// repeats a cursor.
+// returns every row; it fails the test on any error. Inside
+// require.Eventually (another goroutine) use TryListRequests.
 func (c *Client) ListRequests(t testing.TB, token string, filter url.Values) []RequestRow {
 	t.Helper()
+	rows, err := c.TryListRequests(token, filter)
+	if err != nil {
+		t.Fatalf("list requests: %v", err)
+	}
+	return rows
+}
+
+// TryListRequests is ListRequests returning its error: a non-200 answer, an
+// undecodable page or a repeated cursor.
+func (c *Client) TryListRequests(token string, filter url.Values) ([]RequestRow, error) {
 	var all []RequestRow
 	cursor := ""
 	seen := map[string]bool{}
@@ -131,20 +141,26 @@ func (c *Client) ListRequests(t testing.TB, token string, filter url.Values) []R
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
+		st, raw, err := c.Try(http.MethodGet, "/api/console/requests?"+q.Encode(), nil, "Authorization", "Bearer "+token)
+		if err != nil {
+			return nil, fmt.Errorf("GET /api/console/requests: %w", err)
+		}
+		if st != http.StatusOK {
+			return nil, fmt.Errorf("GET /api/console/requests: status %d: %s", st, truncate(raw))
+		}
 		var page struct {
 			Data       []RequestRow `json:"data"`
 			NextCursor string       `json:"next_cursor"`
 		}
-		st := c.Do(t, http.MethodGet, "/api/console/requests?"+q.Encode(), nil, &page, "Authorization", "Bearer "+token)
-		if st != http.StatusOK {
-			t.Fatalf("GET /api/console/requests: status %d", st)
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("GET /api/console/requests: decode %q: %w", truncate(raw), err)
 		}
 		all = append(all, page.Data...)
 		if page.NextCursor == "" || len(page.Data) == 0 {
-			return all
+			return all, nil
 		}
 		if seen[page.NextCursor] {
-			t.Fatalf("GET /api/console/requests: cursor %q repeats", page.NextCursor)
+			return nil, fmt.Errorf("GET /api/console/requests: cursor %q repeats", page.NextCursor)
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
