@@ -35,6 +35,7 @@ var dialect = &sqlcore.Dialect{
 		return errors.As(err, &e) && e.Code == "23505"
 	},
 	MaxParams: 65535,
+	NoNUL:     true,
 }
 
 // Store is query.Store on PostgreSQL. Safe for concurrent use.

@@ -338,6 +338,23 @@ func testTraceRoundTrip(t *testing.T, s query.Store) {
 		requireRows(t, []query.TraceRow{want}, []query.TraceRow{got}, want.Trace.RequestID)
 		require.Equal(t, time.UTC, got.Trace.ReceivedAt.Location())
 	}
+	t.Run("NUL characters", func(t *testing.T) {
+		tr := minimalTrace("nul")
+		tr.Prompt, tr.Model = "a\x00b", "m\x00"
+		tr.PolicyHits = []schemas.PolicyHit{{Policy: "p\x00"}}
+		tr.Metadata = json.RawMessage(`{"k":"x\u0000y","n\u0000":1}`)
+		require.Equal(t, []bool{true}, write(t, s, row("o1", "", tr, 3, 1)))
+		got, err := s.Trace(c, "o1", "nul")
+		require.NoError(t, err)
+		// Stored as is, or with U+FFFD where the engine cannot hold NUL.
+		require.Contains(t, []string{"a\x00b", "a\uFFFDb"}, got.Trace.Prompt)
+		require.Contains(t, []string{"m\x00", "m\uFFFD"}, got.Trace.Model)
+		require.Contains(t, []string{"p\x00", "p\uFFFD"}, got.Trace.PolicyHits[0].Policy)
+		var meta map[string]any
+		require.NoError(t, json.Unmarshal(got.Trace.Metadata, &meta))
+		require.Contains(t, []any{"x\x00y", "x\uFFFDy"}, meta["k"])
+	})
+
 	got, err := s.Trace(c, "o1", "minimal")
 	require.NoError(t, err)
 	require.Nil(t, got.Trace.PolicyHits, "nil policy_hits stay nil")

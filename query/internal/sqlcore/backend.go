@@ -51,6 +51,10 @@ type Dialect struct {
 	IsUniqueViolation func(err error) bool
 	// MaxParams bounds the bound parameters of one statement.
 	MaxParams int
+	// NoNUL: the engine rejects NUL characters in text and JSON
+	// (PostgreSQL). They are stored as U+FFFD instead, so one such trace
+	// cannot make its whole chunk fail forever.
+	NoNUL bool
 }
 
 // Rebind turns '?' placeholders into the dialect's. Our statements never

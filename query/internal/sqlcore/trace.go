@@ -1,6 +1,7 @@
 package sqlcore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -25,6 +26,10 @@ var traceSelectList = strings.Join(traceColumns, ", ")
 // traceArgs appends the column values of r in traceColumns order.
 func (d *Dialect) traceArgs(dst []any, r *query.TraceRow) ([]any, error) {
 	t := &r.Trace
+	if d.NoNUL && traceHasNUL(t) {
+		c := withoutNUL(*t)
+		t = &c
+	}
 	var finished, hits, meta any
 	if t.FinishedAt != nil {
 		finished = d.TimeArg(*t.FinishedAt)
@@ -94,4 +99,73 @@ func scanTrace(rows Rows) (query.TraceRow, error) {
 		t.Metadata = meta
 	}
 	return r, nil
+}
+
+// replacementChar stands in for NUL where the engine cannot store it.
+const replacementChar = "\uFFFD"
+
+var jsonNUL = []byte(`\u0000`)
+
+func traceHasNUL(t *schemas.Trace) bool {
+	if bytes.Contains(t.Metadata, jsonNUL) {
+		return true
+	}
+	for _, s := range []string{t.ParentRequestID, t.Provider, t.Model, t.UseCase, t.TeamID, t.IntegrationID,
+		t.EndUserID, t.UserID, t.SessionID, t.FinalDecision, t.Prompt, t.Answer} {
+		if strings.IndexByte(s, 0) >= 0 {
+			return true
+		}
+	}
+	for _, h := range t.PolicyHits {
+		if strings.IndexByte(h.Policy+h.Severity+h.Stage, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutNUL returns a copy of t with every NUL replaced by U+FFFD.
+func withoutNUL(t schemas.Trace) schemas.Trace {
+	fix := func(s string) string { return strings.ReplaceAll(s, "\x00", replacementChar) }
+	for _, p := range []*string{&t.ParentRequestID, &t.Provider, &t.Model, &t.UseCase, &t.TeamID, &t.IntegrationID,
+		&t.EndUserID, &t.UserID, &t.SessionID, &t.FinalDecision, &t.Prompt, &t.Answer} {
+		*p = fix(*p)
+	}
+	if t.PolicyHits != nil {
+		hits := make([]schemas.PolicyHit, len(t.PolicyHits))
+		for i, h := range t.PolicyHits {
+			h.Policy, h.Severity, h.Stage = fix(h.Policy), fix(h.Severity), fix(h.Stage)
+			hits[i] = h
+		}
+		t.PolicyHits = hits
+	}
+	if bytes.Contains(t.Metadata, jsonNUL) {
+		var v any
+		if json.Unmarshal(t.Metadata, &v) == nil {
+			if b, err := json.Marshal(fixJSON(v, fix)); err == nil {
+				t.Metadata = b
+			}
+		}
+	}
+	return t
+}
+
+// fixJSON applies fix to every string and object key of a decoded JSON value.
+func fixJSON(v any, fix func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return fix(x)
+	case []any:
+		for i := range x {
+			x[i] = fixJSON(x[i], fix)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fix(k)] = fixJSON(e, fix)
+		}
+		return out
+	}
+	return v
 }
