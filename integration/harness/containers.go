@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +29,17 @@ var (
 )
 
 // dockerAvailable reports whether a Docker engine answers within a few
-// seconds.
-func dockerAvailable(ctx context.Context) bool {
+// seconds. testcontainers panics when it finds no Docker host at all, so a
+// cheap look for one comes first and a panic reads as "no engine".
+func dockerAvailable(ctx context.Context) (ok bool) {
+	if !dockerHostConfigured() {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	p, err := testcontainers.NewDockerProvider()
@@ -37,6 +48,27 @@ func dockerAvailable(ctx context.Context) bool {
 	}
 	defer p.Close()
 	return p.Health(ctx) == nil
+}
+
+// dockerHostConfigured reports whether DOCKER_HOST (or testcontainers'
+// override) is set or a Docker socket exists where engines put it.
+func dockerHostConfigured() bool {
+	if os.Getenv("DOCKER_HOST") != "" || os.Getenv("TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE") != "" {
+		return true
+	}
+	socks := []string{"/var/run/docker.sock"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		socks = append(socks, filepath.Join(d, "docker.sock"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		socks = append(socks, filepath.Join(h, ".docker", "run", "docker.sock"), filepath.Join(h, ".docker", "desktop", "docker.sock"))
+	}
+	for _, s := range socks {
+		if fi, err := os.Stat(s); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // startContainers fills the empty fields of e from fresh containers.

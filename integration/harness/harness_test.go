@@ -201,3 +201,25 @@ func TestRealKafkaTransactions(t *testing.T) {
 	}
 	require.Equal(t, []string{"committed", "committed", "committed", "committed", "committed"}, got)
 }
+
+// TestDockerProbeNoEngine: without any Docker host the probe answers false
+// (testcontainers itself would panic).
+func TestDockerProbeNoEngine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "")
+	t.Setenv("TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	if _, err := os.Stat("/var/run/docker.sock"); err == nil {
+		t.Skip("/var/run/docker.sock exists on this machine")
+	}
+	require.False(t, dockerHostConfigured())
+	require.False(t, dockerAvailable(context.Background()))
+}
+
+// TestDockerProbeUnreachableHost: a configured host without an engine
+// behind it answers false within the probe's timeout instead of panicking.
+func TestDockerProbeUnreachableHost(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/no-engine.sock")
+	require.True(t, dockerHostConfigured())
+	require.False(t, dockerAvailable(context.Background()))
+}
