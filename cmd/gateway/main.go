@@ -1,0 +1,73 @@
+// Command gateway is the Governance Gateway: one binary for the HTTP front
+// ends, the processors and the embedded broker. See docs/configuration.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `gateway: the Governance Gateway
+
+Usage:
+  gateway serve  [--role=all|api|processor] [--demo]   run the service (docs/configuration.md)
+  gateway broker --addr=HOST:PORT --data-dir=DIR       run only the embedded Kafka-protocol broker
+  gateway rebuild                                      re-derive the query store from the log
+  gateway bench ingest [flags]                         the end-to-end ingest benchmark (docs/benchmarks.md)
+  gateway help                                         this text
+
+Run "gateway <command> -h" for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run returns the process exit code: 0 success, 1 failure, 2 usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, logger)
+	case "broker":
+		err = cmdBroker(ctx, args[1:], stdout, logger)
+	case "rebuild":
+		err = cmdRebuild(ctx, args[1:], stdout, logger)
+	case "bench":
+		err = cmdBench(ctx, args[1:], stdout, logger)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "gateway: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "gateway %s: %v\n", args[0], err)
+		return 2
+	default:
+		logger.Error("exit", "command", args[0], "err", err)
+		return 1
+	}
+}
+
+// usageError marks a bad flag or configuration: exit code 2, no stack of logs.
+type usageError struct{ error }

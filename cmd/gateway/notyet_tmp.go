@@ -1,0 +1,3 @@
+package main
+import "errors"
+var errNotYet = errors.New("not built yet")

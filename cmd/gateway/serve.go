@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/governance-gateway/gateway/ingest/httpapi"
+	"github.com/governance-gateway/gateway/processors/analyse"
+	"github.com/governance-gateway/gateway/processors/lake"
+	"github.com/governance-gateway/gateway/processors/tracewriter"
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/query/postgres"
+	"github.com/governance-gateway/gateway/query/sqlite"
+	"github.com/governance-gateway/gateway/topics"
+	"github.com/governance-gateway/gateway/topics/embedded"
+)
+
+// serveFlags parses `gateway serve` flags over the environment's config.
+func serveFlags(args []string, out io.Writer) (config, error) {
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.Role, "role", cfg.Role, "all (api + processors + embedded broker when KAFKA_BROKERS is unset), api or processor")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (GATEWAY_ADDR)")
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory: SQLite, lake, embedded broker (GATEWAY_DATA_DIR)")
+	fs.BoolVar(&cfg.Demo, "demo", false, "create a demo organisation and print a fresh Events API key (loopback only)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return cfg, usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	cfg.finish()
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	cfg, err := serveFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	logger = logger.With("role", cfg.Role)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	brokers := cfg.KafkaBrokers
+	if cfg.embedded() {
+		b, err := embedded.Start(embedded.Config{
+			Dir:        filepath.Join(cfg.DataDir, "kafka"),
+			Addr:       cfg.EmbeddedKafkaAddr,
+			Partitions: cfg.Partitions,
+			Logger:     logger.With("component", "broker"),
+		})
+		if err != nil {
+			return fmt.Errorf("start embedded broker: %w", err)
+		}
+		defer b.Close()
+		brokers = b.Addrs()
+		logger.Info("embedded broker started", "addrs", brokers, "dir", filepath.Join(cfg.DataDir, "kafka"))
+	}
+	kcfg := topics.Config{Brokers: brokers, Partitions: cfg.Partitions, Registerer: reg}
+	if err := ensureTopics(ctx, kcfg, logger); err != nil {
+		return err
+	}
+
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	url := "http://" + ln.Addr().String()
+
+	errc := make(chan error, 2)
+	var srv *http.Server
+	runAPI := cfg.Role == roleAll || cfg.Role == roleAPI
+	runProc := cfg.Role == roleAll || cfg.Role == roleProcessor
+
+	var producer *topics.Producer
+	if runAPI {
+		producer, err = topics.NewProducer(ctx, kcfg, logger.With("component", "producer"))
+		if err != nil {
+			return fmt.Errorf("start producer: %w", err)
+		}
+		defer producer.Close()
+		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey}, httpapi.Deps{
+			Store:      store,
+			Log:        producer,
+			Logger:     logger.With("component", "http"),
+			Registerer: reg,
+			Gatherer:   reg,
+			Ready: func(ctx context.Context) error {
+				if err := producer.Ping(ctx); err != nil {
+					return fmt.Errorf("log: %w", err)
+				}
+				if err := store.Ping(ctx); err != nil {
+					return fmt.Errorf("store: %w", err)
+				}
+				return nil
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("build http api: %w", err)
+		}
+		defer api.Close()
+		srv = api.HTTPServer(cfg.Addr)
+	} else {
+		srv = &http.Server{Handler: opsMux(reg, store, kcfg), ReadHeaderTimeout: 10 * time.Second}
+	}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("http server: %w", err)
+		}
+	}()
+
+	procCtx, stopProc := context.WithCancel(context.Background())
+	procDone := make(chan struct{})
+	if runProc {
+		lw, err := lake.NewWriter(lake.Config{Dir: cfg.LakeDir})
+		if err != nil {
+			stopProc()
+			return fmt.Errorf("open lake writer: %w", err)
+		}
+		tw, err := tracewriter.New(tracewriter.Config{
+			Kafka:         kcfg,
+			FlushRows:     cfg.FlushRows,
+			FlushInterval: cfg.FlushInterval,
+		}, tracewriter.Deps{
+			Store:      store,
+			Lake:       lw,
+			Analyser:   analyse.Basic{},
+			Logger:     logger.With("component", "tracewriter"),
+			Registerer: reg,
+		})
+		if err != nil {
+			stopProc()
+			return fmt.Errorf("build trace writer: %w", err)
+		}
+		go func() {
+			defer close(procDone)
+			if err := tw.Run(procCtx); err != nil && !errors.Is(err, context.Canceled) {
+				errc <- fmt.Errorf("trace writer: %w", err)
+			}
+		}()
+	} else {
+		close(procDone)
+	}
+
+	logger.Info("ready", "url", url, "data_dir", cfg.DataDir, "lake_dir", cfg.LakeDir,
+		"kafka", brokers, "embedded", cfg.embedded(), "store", storeKind(cfg))
+	fmt.Fprintf(stdout, "Gateway ready on %s (role %s)\n", url, cfg.Role)
+	if cfg.Demo && runAPI {
+		if err := printDemo(ctx, cfg.DataDir, url, stdout); err != nil {
+			logger.Error("demo setup failed", "err", err)
+		}
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+	case runErr = <-errc:
+	}
+	// Stop taking requests first, then let the processors finish their
+	// current chunk and leave the group, then close the log and the store
+	// (deferred, in reverse order of opening).
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Warn("http shutdown", "err", err)
+	}
+	stopProc()
+	<-procDone
+	return runErr
+}
+
+// ensureTopics retries while a freshly started cluster elects its
+// controller: a real broker started a second ago may refuse admin calls.
+func ensureTopics(ctx context.Context, kcfg topics.Config, logger *slog.Logger) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := topics.EnsureTopics(ctx, kcfg)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("ensure topics on %v: %w", kcfg.Brokers, err)
+		}
+		logger.Warn("log not ready, retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func storeKind(cfg config) string {
+	if cfg.DatabaseURL != "" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+func openStore(ctx context.Context, cfg config) (query.Store, error) {
+	if cfg.DatabaseURL != "" {
+		s, err := postgres.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres store: %w", err)
+		}
+		return s, nil
+	}
+	path := filepath.Join(cfg.DataDir, "gateway.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// opsMux serves liveness, readiness and metrics for a processor-only
+// process, which has no public API.
+func opsMux(reg *prometheus.Registry, store query.Store, kcfg topics.Config) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := store.Ping(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = fmt.Fprintf(w, `{"ok":false,"error":%q}`, "store: "+err.Error())
+			return
+		}
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
+}
