@@ -140,7 +140,9 @@ type Decoded struct {
 // Items[i].Err and never reject neighbours. now is the time of receipt;
 // newID generates the request_id of the simple form (it is called once per
 // simple body and never otherwise). Every accepted item's Trace has passed
-// schemas.(*Trace).Validate. Decode does not retain body.
+// schemas.(*Trace).Validate. Decode does not retain body; the strings of all
+// items share one allocation the size of body, so holding any item keeps that
+// much memory alive (the handler drops them once the records are produced).
 func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 	if !utf8.Valid(body) {
 		return Decoded{}, fmt.Errorf("body is not valid UTF-8 at byte %d", invalidUTF8At(body))

@@ -29,6 +29,12 @@ func FuzzDecode(f *testing.F) {
 		`{"request_id":"r","answer":"\ud83d\ude00 \u00e9","prompt":"\ud83d"}`,
 		`{"events":[]}`,
 		`{"request_id":0}`,
+		`{"request_id":"x","mode":"sdk","status":"rewritten","provider":"p","use_case":"u","team_id":"t","integration_id":"i","end_user_id":"e","user_id":"u","session_id":"s","parent_request_id":"q","total_tokens":9,"latency_ms":3,"received_at":null,"final_decision":"block"}`,
+		`{"request_id":"x","started_at":1.7e9,"finished_at":"2025-01-02T03:04:05Z","cost_usd":-0,"risk_score":1e-3}`,
+		`{"request_id":"x","policy_hits":[{"policy":"p","severity":"high","stage":"pre","confidence":1,"spans":[{"start":0,"end":0}]},""]}`,
+		`{"request_id":"x","metadata":{ "a" : { "b" : [ "\u00e9", 1.5e3, true ] } }}`,
+		`{"events":[{"request_id":"a","prompt_tokens":1,"completion_tokens":2,"total_tokens":3},{"request_id":"a"},{"request_id":"b","total_tokens":2,"prompt_tokens":5}]}`,
+		`{"prompt":"p","answer":"a","model":"m","prompt_tokens":1,"completion_tokens":2,"cost_usd":1,"latency_ms":2,"risk_score":3,"final_decision":4,"policy_hits":5,"mode":6,"user_id":"u","session_id":"s","metadata":{}}`,
 		benchEvent(0),
 	} {
 		f.Add([]byte(seed))
