@@ -1,0 +1,75 @@
+package sqlcore
+
+import (
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/query"
+)
+
+func TestRebind(t *testing.T) {
+	for _, tc := range []struct {
+		dollar bool
+		in     string
+		want   string
+	}{
+		{false, "a = ? AND b = ?", "a = ? AND b = ?"},
+		{true, "a = ? AND b = ?", "a = $1 AND b = $2"},
+		{true, "no params", "no params"},
+		{true, "(?, ?), (?, ?)", "($1, $2), ($3, $4)"},
+	} {
+		d := &Dialect{Dollar: tc.dollar}
+		require.Equal(t, tc.want, d.Rebind(tc.in))
+	}
+}
+
+func TestCursor(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	for _, id := range []string{"a", "with:colons:inside", "日本", "x y"} {
+		got, err := decodeCursor(cursor{receivedAt: at, requestID: id}.encode())
+		require.NoError(t, err)
+		require.Equal(t, cursor{receivedAt: at, requestID: id}, got)
+	}
+	for _, bad := range []string{"%%%", "", "MTIz", "YWJjOmRlZg", "MTIzOg"} {
+		_, err := decodeCursor(bad)
+		require.ErrorIs(t, err, query.ErrBadCursor, bad)
+	}
+}
+
+func TestLoadMigrations(t *testing.T) {
+	ok := fstest.MapFS{
+		"m/0002_b.sql": {Data: []byte("B")},
+		"m/0001_a.sql": {Data: []byte("A")},
+		"m/README":     {Data: []byte("ignored")},
+	}
+	got, err := LoadMigrations(ok, "m")
+	require.NoError(t, err)
+	require.Equal(t, []Migration{{1, "0001_a.sql", "A"}, {2, "0002_b.sql", "B"}}, got)
+
+	for name, fsys := range map[string]fstest.MapFS{
+		"no version":     {"m/init.sql": {Data: []byte("x")}},
+		"zero version":   {"m/0000_x.sql": {Data: []byte("x")}},
+		"shared version": {"m/0001_a.sql": {Data: []byte("x")}, "m/1_b.sql": {Data: []byte("y")}},
+	} {
+		_, err := LoadMigrations(fsys, "m")
+		require.Error(t, err, name)
+	}
+}
+
+func TestNullTime(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("X", 7200))
+	for _, src := range []any{at.UnixMicro(), at} {
+		var n NullTime
+		require.NoError(t, n.Scan(src))
+		require.True(t, n.Valid)
+		require.True(t, n.Time.Equal(at))
+		require.Equal(t, time.UTC, n.Time.Location())
+	}
+	var n NullTime
+	require.NoError(t, n.Scan(nil))
+	require.Nil(t, n.Ptr())
+	require.Error(t, n.Scan("2026-01-01"))
+}
