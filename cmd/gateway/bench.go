@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/governance-gateway/gateway/integration/bench"
+)
+
+// cmdBench runs `gateway bench ingest`: the end-to-end ingest benchmark of
+// docs/benchmarks.md against a child `gateway serve` on embedded defaults.
+func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	if len(args) == 0 || args[0] != "ingest" {
+		return usageError{fmt.Errorf("usage: gateway bench ingest [flags]")}
+	}
+	var cfg bench.Config
+	fs := flag.NewFlagSet("bench ingest", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.DurationVar(&cfg.Duration, "duration", 60e9, "length of the throughput phase")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 8, "concurrent senders in the throughput phase")
+	fs.IntVar(&cfg.BatchSize, "batch", 500, "events per request (1..500)")
+	fs.IntVar(&cfg.FreshRate, "fresh-rate", 5000, "events/s of the freshness phase")
+	fs.DurationVar(&cfg.FreshFor, "fresh-duration", 20e9, "length of the freshness phase")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory (server log, lake, SQLite)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err}
+	}
+	cfg.Logger = logger
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench ingest: %w", err)
+	}
+	bench.Print(stdout, cfg, res)
+	return nil
+}

@@ -1,3 +1,0 @@
-package main
-import "errors"
-var errNotYet = errors.New("not built yet")
