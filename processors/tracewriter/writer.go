@@ -65,6 +65,8 @@ type Writer struct {
 	deps    Deps
 	log     *slog.Logger
 	metrics *pipeline.Metrics
+
+	testOpts []kgo.Opt // tests: faster heartbeats
 }
 
 // New validates cfg and deps. It does not connect; Run does.
@@ -128,7 +130,7 @@ func (w *Writer) Run(ctx context.Context) error {
 // read_committed consumer options (topics.ConsumerOpts: Events batches are
 // produced in transactions and must be seen whole or not at all).
 func (w *Writer) clientOpts(r *run) []kgo.Opt {
-	return append(topics.ConsumerOpts(w.cfg.Kafka),
+	return append(append(topics.ConsumerOpts(w.cfg.Kafka),
 		kgo.WithLogger(topics.KgoLogger(w.log)),
 		kgo.ConsumerGroup(w.cfg.Group),
 		kgo.ConsumeTopics(topics.Traces),
@@ -154,7 +156,7 @@ func (w *Writer) clientOpts(r *run) []kgo.Opt {
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { r.noteChanged(m[topics.Traces]) }),
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { r.noteChanged(m[topics.Traces]) }),
 		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { r.noteChanged(m[topics.Traces]) }),
-	)
+	), w.testOpts...)
 }
 
 // deadLetters produces dead-letter records synchronously on the consumer's client.
