@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadConfig(t *testing.T) {
+	c, err := loadConfig(envOf(map[string]string{
+		"GATEWAY_ADDR": "127.0.0.1:9999", "KAFKA_BROKERS": " k1:9092, ,k2:9092 ", "GATEWAY_FLUSH_INTERVAL": "1s",
+		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12",
+	}))
+	require.NoError(t, err)
+	c.finish()
+	require.Equal(t, "127.0.0.1:9999", c.Addr)
+	require.Equal(t, []string{"k1:9092", "k2:9092"}, c.KafkaBrokers)
+	require.Equal(t, time.Second, c.FlushInterval)
+	require.Len(t, c.MasterKey, 32)
+	require.EqualValues(t, 12, c.Partitions)
+	require.Equal(t, "data/lake", c.LakeDir)
+	require.False(t, c.embedded())
+	require.NoError(t, c.Validate())
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	for name, env := range map[string]map[string]string{
+		"short master key": {"GATEWAY_MASTER_KEY": "abcd"},
+		"bad partitions":   {"GATEWAY_PARTITIONS": "many"},
+		"bad interval":     {"GATEWAY_FLUSH_INTERVAL": "soon"},
+		"bad rows":         {"GATEWAY_FLUSH_ROWS": "1.5"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := loadConfig(envOf(env))
+			require.Error(t, err)
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*config)
+		wantErr string
+	}{
+		{"defaults", func(*config) {}, ""},
+		{"unknown role", func(c *config) { c.Role = "worker" }, "--role"},
+		{"processor without kafka", func(c *config) { c.Role = roleProcessor }, "KAFKA_BROKERS"},
+		{"processor with kafka", func(c *config) { c.Role = roleProcessor; c.KafkaBrokers = []string{"k:9092"} }, ""},
+		{"bad addr", func(c *config) { c.Addr = "8080" }, "GATEWAY_ADDR"},
+		{"demo on public addr", func(c *config) { c.Demo = true; c.Addr = "0.0.0.0:8080" }, "loopback"},
+		{"demo on localhost", func(c *config) { c.Demo = true; c.Addr = "localhost:8080" }, ""},
+		{"zero partitions", func(c *config) { c.Partitions = 0 }, "PARTITIONS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := defaultConfig()
+			tt.mutate(&c)
+			c.finish()
+			err := c.Validate()
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}
