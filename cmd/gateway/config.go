@@ -33,6 +33,7 @@ type config struct {
 	MasterKey         []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
 	FlushRows         int           // GATEWAY_FLUSH_ROWS
 	FlushInterval     time.Duration // GATEWAY_FLUSH_INTERVAL
+	PprofAddr         string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
 	Demo              bool
 }
 
@@ -77,6 +78,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.Partitions = int32(n)
 	}
 	c.DatabaseURL = getenv("DATABASE_URL")
+	c.PprofAddr = getenv("GATEWAY_PPROF_ADDR")
 	if v := getenv("GATEWAY_MASTER_KEY"); v != "" {
 		k, err := parseMasterKey(v)
 		if err != nil {

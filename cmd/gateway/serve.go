@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"time"
@@ -98,7 +99,10 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	}
 	url := "http://" + ln.Addr().String()
 
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
+	if cfg.PprofAddr != "" {
+		go servePprof(cfg.PprofAddr, logger, errc)
+	}
 	var srv *http.Server
 	runAPI := cfg.Role == roleAll || cfg.Role == roleAPI
 	runProc := cfg.Role == roleAll || cfg.Role == roleProcessor
@@ -266,4 +270,18 @@ func opsMux(reg *prometheus.Registry, store query.Store, kcfg topics.Config) htt
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// servePprof exposes the Go profiler on its own listener (GATEWAY_PPROF_ADDR),
+// never on the public API address.
+func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	logger.Info("pprof listening", "addr", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		errc <- fmt.Errorf("pprof server: %w", err)
+	}
 }
