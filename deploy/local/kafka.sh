@@ -44,7 +44,7 @@ fetch() {
   mkdir -p "$cache"
   if ! mvn -B -q -Dstyle.color=never -f "$here/kafka/pom.xml" -Dkafka.version="$version" \
       dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$libs.tmp" >"$cache/mvn-fetch.log" 2>&1; then
-    tail -n 40 "$cache/mvn-fetch.log" >&2
+    sed 's/\x1b\[[0-9;]*m//g' "$cache/mvn-fetch.log" | tail -n 40 >&2
     rm -rf "$libs.tmp"
     log "could not fetch the Kafka jars with Maven (log $cache/mvn-fetch.log)"
     return 1
