@@ -25,6 +25,7 @@ const (
 	// DefaultRebalanceTimeout is kgo's default, stated here because
 	// WriteTimeout must stay below it (see Validate).
 	DefaultRebalanceTimeout = 60 * time.Second
+	DefaultSessionTimeout   = 10 * time.Second
 	// DefaultFetchMaxPartitionBytes lets one fetch bring a good part of a
 	// 5000-row chunk (kgo's default is 1 MiB, about 500 traces).
 	DefaultFetchMaxPartitionBytes = 8 << 20
@@ -62,6 +63,9 @@ type Config struct {
 	// DedupeCacheEntries sizes the (org_id, request_id) -> owner hot set;
 	// negative disables it (the store is authoritative either way).
 	DedupeCacheEntries int64
+	// SessionTimeout is how long the group waits for a silent member before
+	// moving its partitions (kgo.SessionTimeout); default 10s.
+	SessionTimeout time.Duration
 	// FetchMaxPartitionBytes is kgo.FetchMaxPartitionBytes.
 	FetchMaxPartitionBytes int32
 }
@@ -99,6 +103,9 @@ func (c Config) Defaults() Config {
 	if c.DedupeCacheEntries == 0 {
 		c.DedupeCacheEntries = DefaultDedupeCacheEntries
 	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
 	if c.FetchMaxPartitionBytes == 0 {
 		c.FetchMaxPartitionBytes = DefaultFetchMaxPartitionBytes
 	}
@@ -124,6 +131,8 @@ func (c Config) Validate() error {
 		return errors.New("trace writer config: WriteTimeout and RebalanceTimeout must be positive")
 	case 2*c.WriteTimeout >= c.RebalanceTimeout:
 		return fmt.Errorf("trace writer config: 2*WriteTimeout (%s) must be below RebalanceTimeout %s", 2*c.WriteTimeout, c.RebalanceTimeout)
+	case c.SessionTimeout < 2*time.Second:
+		return fmt.Errorf("trace writer config: SessionTimeout %s must be at least 2s (heartbeats are every second)", c.SessionTimeout)
 	case c.RetryBackoffMin <= 0 || c.RetryBackoffMax < c.RetryBackoffMin:
 		return fmt.Errorf("trace writer config: retry backoff [%s, %s] is not a positive range", c.RetryBackoffMin, c.RetryBackoffMax)
 	case c.FetchMaxPartitionBytes < 1:

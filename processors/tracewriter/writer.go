@@ -149,6 +149,13 @@ func (w *Writer) clientOpts(r *run) []kgo.Opt {
 		kgo.FetchMaxPartitionBytes(w.cfg.FetchMaxPartitionBytes),
 		// Why: bounds how long we may hold a rebalance; see WriteTimeout.
 		kgo.RebalanceTimeout(w.cfg.RebalanceTimeout),
+		// Why: a processor that dies (SIGKILL, lost host) keeps its partitions
+		// until its session expires; kgo's 45 s default would stall those
+		// partitions' freshness for most of a minute. 10 s is well above the
+		// brokers' minimum (group.min.session.timeout.ms, 6 s) and heartbeats
+		// every second keep a live member safely inside it.
+		kgo.SessionTimeout(w.cfg.SessionTimeout),
+		kgo.HeartbeatInterval(time.Second),
 		// Any change of ownership resets the partition's state: buffers of a
 		// revoked or lost partition are dropped (nothing of them was
 		// committed; the new owner replays them), and a newly assigned one
