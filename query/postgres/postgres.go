@@ -34,8 +34,11 @@ var dialect = &sqlcore.Dialect{
 		var e *pgconn.PgError
 		return errors.As(err, &e) && e.Code == "23505"
 	},
-	MaxParams: 65535,
-	NoNUL:     true,
+	// One text[] argument: one statement text for any number of ids.
+	ExistingIDsSQL: `SELECT request_id FROM traces WHERE org_id = $2 AND request_id = ANY($1::text[])`,
+	IDList:         func(ids []string) (any, error) { return ids, nil },
+	MaxParams:      65535,
+	NoNUL:          true,
 }
 
 // Store is query.Store on PostgreSQL. Safe for concurrent use.

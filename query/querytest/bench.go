@@ -71,3 +71,40 @@ func BenchWriteTraces(b *testing.B, s query.Store) {
 		b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
 	}
 }
+
+// BenchExistingRequestIDs measures ExistingRequestIDs with 500 ids of which
+// half are stored, the shape of one full POST /v1/events batch.
+func BenchExistingRequestIDs(b *testing.B, s query.Store) {
+	ctx := context.Background()
+	const n = 500
+	stored := BenchRows(20*n, 0)
+	for i := 0; i < len(stored); i += BenchChunkRows {
+		rows := stored[i:min(i+BenchChunkRows, len(stored))]
+		chunk := query.Chunk{Topic: Topic, FirstOffset: rows[0].Offset, LastOffset: rows[len(rows)-1].Offset}
+		if _, err := s.WriteTraces(ctx, chunk, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	org := stored[0].OrgID
+	ids := make([]string, 0, n)
+	for i := 0; len(ids) < n/2; i++ { // stored ids of org, spread over the table
+		if r := stored[i*7%len(stored)]; r.OrgID == org {
+			ids = append(ids, r.Trace.RequestID)
+		}
+	}
+	want := len(ids)
+	for i := 0; len(ids) < n; i++ {
+		ids = append(ids, fmt.Sprintf("absent-%06d", i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got, err := s.ExistingRequestIDs(ctx, org, ids)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != want {
+			b.Fatalf("found %d stored ids, want %d", len(got), want)
+		}
+	}
+}

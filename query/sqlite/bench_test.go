@@ -19,3 +19,10 @@ func BenchmarkWriteTraces(b *testing.B) {
 	defer s.Close()
 	querytest.BenchWriteTraces(b, s)
 }
+
+// BenchmarkExistingRequestIDs: one POST /v1/events resend check (500 ids, half stored).
+func BenchmarkExistingRequestIDs(b *testing.B) {
+	s := open(b)
+	defer s.Close()
+	querytest.BenchExistingRequestIDs(b, s)
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -32,6 +33,10 @@ var migrationFS embed.FS
 // fixed statements plus the multi-row INSERT shapes of WriteTraces.
 const maxCachedStmts = 64
 
+// maxCachedReads bounds the read pool's prepared statements: the fixed
+// look-ups plus the ListTraces shapes (one per combination of filters in use).
+const maxCachedReads = 128
+
 var dialect = &sqlcore.Dialect{
 	TimeArg: sqlcore.MicrosArg,
 	// json_each binds the key as a value, so keys with dots, quotes or
@@ -48,6 +53,15 @@ var dialect = &sqlcore.Dialect{
 		}
 		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 	},
+	// One JSON array argument. CROSS JOIN fixes the loop order (SQLite has
+	// no statistics to choose it): one primary key probe per array element,
+	// without the temporary b-tree "request_id IN (SELECT ...)" builds first.
+	ExistingIDsSQL: `SELECT t.request_id FROM json_each(?) AS j CROSS JOIN traces AS t
+		WHERE t.org_id = ? AND t.request_id = j.value`,
+	IDList: func(ids []string) (any, error) {
+		b, err := json.Marshal(ids)
+		return string(b), err
+	},
 	MaxParams: 32766,
 }
 
@@ -58,6 +72,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // prepared on w, reused by every write transaction
+	reads map[string]*sql.Stmt // prepared on r (per pooled connection, lazily)
 }
 
 var _ query.Store = (*Store)(nil)
@@ -109,7 +124,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 
-	s := &Store{w: w, r: r, stmts: map[string]*sql.Stmt{}}
+	s := &Store{w: w, r: r, stmts: map[string]*sql.Stmt{}, reads: map[string]*sql.Stmt{}}
 	s.Store = sqlcore.New(s, dialect, 0)
 
 	migrations, err := sqlcore.LoadMigrations(migrationFS, "migrations")
@@ -124,8 +139,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// Reader implements sqlcore.Backend.
-func (s *Store) Reader() sqlcore.Querier { return dbQuerier{s.r} }
+// Reader implements sqlcore.Backend: the read-only pool, with statements
+// prepared once and reused (parsing a statement costs as much as running a
+// small one).
+func (s *Store) Reader() sqlcore.Querier { return readQuerier{s} }
 
 // WriteTx implements sqlcore.Backend: one BEGIN IMMEDIATE transaction on the
 // write connection, committed (and fsynced) before it returns nil.
@@ -192,23 +209,53 @@ func (s *Store) Close() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	s.stmts = map[string]*sql.Stmt{}
+	for _, st := range s.reads {
+		st.Close()
+	}
+	s.stmts, s.reads = map[string]*sql.Stmt{}, map[string]*sql.Stmt{}
 	s.mu.Unlock()
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
-type dbQuerier struct{ db *sql.DB }
+type readQuerier struct{ s *Store }
 
-func (d dbQuerier) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := d.db.ExecContext(ctx, q, args...)
+// readStmt returns q prepared on the read pool, or nil when the cache is
+// full or preparing failed (the caller then runs q unprepared).
+func (r readQuerier) readStmt(ctx context.Context, q string) *sql.Stmt {
+	s := r.s
+	s.mu.Lock()
+	st, full := s.reads[q], len(s.reads) >= maxCachedReads
+	s.mu.Unlock()
+	if st != nil || full {
+		return st
+	}
+	st, err := s.r.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.reads[q]; old != nil {
+		st.Close()
+		return old
+	}
+	s.reads[q] = st
+	return st
+}
+
+func (r readQuerier) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := r.s.r.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-func (d dbQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
-	return d.db.QueryContext(ctx, q, args...)
+func (r readQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
+	if st := r.readStmt(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return r.s.r.QueryContext(ctx, q, args...)
 }
 
 type txQuerier struct {

@@ -49,6 +49,12 @@ type Dialect struct {
 	MetadataMatch func(keyPH, valPH string) string
 	// IsUniqueViolation reports whether err is a unique-constraint violation.
 	IsUniqueViolation func(err error) bool
+	// ExistingIDsSQL selects the request_id of the traces of one
+	// organisation whose id is in a list, probing the primary key per id.
+	// Its arguments are the list (encoded by IDList) and the org_id. The
+	// list is one argument so the statement text never depends on its size.
+	ExistingIDsSQL string
+	IDList         func(ids []string) (any, error)
 	// MaxParams bounds the bound parameters of one statement.
 	MaxParams int
 	// NoNUL: the engine rejects NUL characters in text and JSON

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/governance-gateway/gateway/query"
 )
@@ -21,6 +22,7 @@ type Store struct {
 	rowsPerInsert int
 	insertSQL     sync.Map // int (rows) -> string
 	lookupSQL     sync.Map // int (rows) -> string
+	existingSQL   string
 }
 
 // DefaultRowsPerInsert is a multi-row INSERT size that keeps statements well
@@ -35,7 +37,8 @@ func New(b Backend, d *Dialect, rowsPerInsert int) *Store {
 	if d.MaxParams > 0 && rowsPerInsert*len(traceColumns) > d.MaxParams {
 		rowsPerInsert = d.MaxParams / len(traceColumns)
 	}
-	return &Store{b: b, d: d, rowsPerInsert: rowsPerInsert}
+	return &Store{b: b, d: d, rowsPerInsert: rowsPerInsert,
+		existingSQL: d.Rebind(d.ExistingIDsSQL)}
 }
 
 func (s *Store) conflict(err error, what string) error {
@@ -256,47 +259,41 @@ func (s *Store) updateOne(ctx context.Context, what, q string, args ...any) erro
 
 // ---- traces ----
 
-// existingBatch bounds the ids of one ExistingRequestIDs statement.
-const existingBatch = 500
-
-// ExistingRequestIDs implements query.Store.
+// ExistingRequestIDs implements query.Store with one statement whose text
+// does not depend on len(ids) (the id list is a single argument), so it is
+// prepared once and reused; the primary key serves each id. Duplicate ids
+// may yield duplicate rows; the map absorbs them.
 func (s *Store) ExistingRequestIDs(ctx context.Context, orgID string, ids []string) (map[string]bool, error) {
 	out := make(map[string]bool)
-	uniq := make([]string, 0, len(ids))
-	seen := make(map[string]struct{}, len(ids))
+	// Ids that are not valid UTF-8 are never stored (Trace.Validate) and
+	// could not be bound as text.
+	valid := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if _, ok := seen[id]; !ok {
-			seen[id] = struct{}{}
-			uniq = append(uniq, id)
+		if utf8.ValidString(id) {
+			valid = append(valid, id)
 		}
 	}
-	for len(uniq) > 0 {
-		n := min(len(uniq), existingBatch)
-		batch := uniq[:n]
-		uniq = uniq[n:]
-		args := make([]any, 0, n+1)
-		args = append(args, orgID)
-		for _, id := range batch {
-			args = append(args, id)
-		}
-		q := `SELECT request_id FROM traces WHERE org_id = ? AND request_id IN (?` + strings.Repeat(", ?", n-1) + `)`
-		rows, err := s.b.Reader().Query(ctx, s.d.Rebind(q), args...)
-		if err != nil {
+	if len(valid) == 0 {
+		return out, nil
+	}
+	list, err := s.d.IDList(valid)
+	if err != nil {
+		return nil, fmt.Errorf("existing request ids: %w", err)
+	}
+	rows, err := s.b.Reader().Query(ctx, s.existingSQL, list, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("existing request ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, fmt.Errorf("existing request ids: %w", err)
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("existing request ids: %w", err)
-			}
-			out[id] = true
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("existing request ids: %w", err)
-		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("existing request ids: %w", err)
 	}
 	return out, nil
 }
