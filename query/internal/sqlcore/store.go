@@ -507,6 +507,9 @@ func (s *Store) ListTraces(ctx context.Context, orgID string, f query.TraceFilte
 	eq("model", f.Model)
 	eq("use_case", f.UseCase)
 	eq("session_id", f.SessionID)
+	if f.SessionID != "" { // lets the planner use the partial session index
+		where.WriteString(" AND session_id <> ''")
+	}
 	if f.Since != nil {
 		where.WriteString(" AND received_at >= ?")
 		args = append(args, s.d.TimeArg(*f.Since))
@@ -581,7 +584,7 @@ func (s *Store) SessionTraces(ctx context.Context, orgID, sessionID string) ([]q
 		return nil, fmt.Errorf("session traces: %w", query.ErrNotFound)
 	}
 	out, err := s.queryTraces(ctx, `SELECT `+traceSelectList+` FROM traces
-		WHERE org_id = ? AND session_id = ? ORDER BY started_at, received_at, request_id`, orgID, sessionID)
+		WHERE org_id = ? AND session_id = ? AND session_id <> '' ORDER BY started_at, received_at, request_id`, orgID, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("session traces: %w", err)
 	}
