@@ -37,8 +37,18 @@ var dialect = &sqlcore.Dialect{
 	// One text[] argument: one statement text for any number of ids.
 	ExistingIDsSQL: `SELECT request_id FROM traces WHERE org_id = $2 AND request_id = ANY($1::text[])`,
 	IDList:         func(ids []string) (any, error) { return ids, nil },
-	MaxParams:      65535,
-	NoNUL:          true,
+	// A chunk travels as one array per column: one statement, no 30-column
+	// VALUES list for the server to parse and plan per 200 rows.
+	ArrayTypes: map[string]string{
+		"org_id": "text", "request_id": "text", "app_id": "text", "parent_request_id": "text", "mode": "text",
+		"started_at": "timestamptz", "finished_at": "timestamptz", "provider": "text", "model": "text", "use_case": "text",
+		"team_id": "text", "integration_id": "text", "end_user_id": "text", "user_id": "text", "session_id": "text",
+		"prompt_tokens": "bigint", "completion_tokens": "bigint", "total_tokens": "bigint", "cost_usd": "float8", "latency_ms": "bigint",
+		"status": "text", "final_decision": "text", "risk_score": "float8", "policy_hits": "jsonb", "prompt": "text",
+		"answer": "text", "metadata": "jsonb", "received_at": "timestamptz", "log_partition": "integer", "log_offset": "bigint",
+	},
+	MaxParams: 65535,
+	NoNUL:     true,
 }
 
 // Store is query.Store on PostgreSQL. Safe for concurrent use.

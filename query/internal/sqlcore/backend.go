@@ -55,6 +55,11 @@ type Dialect struct {
 	// list is one argument so the statement text never depends on its size.
 	ExistingIDsSQL string
 	IDList         func(ids []string) (any, error)
+	// ArrayTypes, when set, is the SQL element type of each trace column
+	// (traceColumns order; "jsonb" columns travel as text and are cast):
+	// WriteTraces then sends each batch as one array per column through
+	// unnest (PostgreSQL), not as a multi-row VALUES list.
+	ArrayTypes map[string]string
 	// MaxParams bounds the bound parameters of one statement.
 	MaxParams int
 	// NoNUL: the engine rejects NUL characters in text and JSON

@@ -23,7 +23,13 @@ type Store struct {
 	insertSQL     sync.Map // int (rows) -> string
 	lookupSQL     sync.Map // int (rows) -> string
 	existingSQL   string
+	// insertArraysSQL inserts one array per column (Dialect.ArrayTypes).
+	insertArraysSQL string
 }
+
+// arrayRowsPerInsert bounds the rows of one unnest INSERT: a whole chunk
+// in one statement, without building unbounded messages.
+const arrayRowsPerInsert = 10000
 
 // DefaultRowsPerInsert is a multi-row INSERT size that keeps statements well
 // under both engines' parameter limits while amortising per-statement cost.
@@ -37,8 +43,11 @@ func New(b Backend, d *Dialect, rowsPerInsert int) *Store {
 	if d.MaxParams > 0 && rowsPerInsert*len(traceColumns) > d.MaxParams {
 		rowsPerInsert = d.MaxParams / len(traceColumns)
 	}
-	return &Store{b: b, d: d, rowsPerInsert: rowsPerInsert,
-		existingSQL: d.Rebind(d.ExistingIDsSQL)}
+	s := &Store{b: b, d: d, rowsPerInsert: rowsPerInsert, existingSQL: d.Rebind(d.ExistingIDsSQL)}
+	if d.ArrayTypes != nil {
+		s.insertArraysSQL = insertArraysStmt(d)
+	}
+	return s
 }
 
 func (s *Store) conflict(err error, what string) error {
@@ -338,17 +347,31 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset); err != nil {
 			return fmt.Errorf("insert chunk: %w", err)
 		}
-		args := make([]any, 0, s.rowsPerInsert*len(traceColumns))
-		for start := 0; start < len(cand); start += s.rowsPerInsert {
-			batch := cand[start:min(start+s.rowsPerInsert, len(cand))]
-			args = args[:0]
-			for _, i := range batch {
-				var err error
-				if args, err = s.d.traceArgs(args, &rows[i]); err != nil {
+		per := s.rowsPerInsert
+		if s.d.ArrayTypes != nil {
+			per = arrayRowsPerInsert
+		}
+		args := make([]any, 0, min(per, len(cand))*len(traceColumns))
+		for start := 0; start < len(cand); start += per {
+			batch := cand[start:min(start+per, len(cand))]
+			var (
+				n   int64
+				err error
+			)
+			if s.d.ArrayTypes != nil {
+				if args, err = s.d.traceArrays(rows, batch); err != nil {
 					return err
 				}
+				n, err = q.Exec(ctx, s.insertArraysSQL, args...)
+			} else {
+				args = args[:0]
+				for _, i := range batch {
+					if args, err = s.d.traceArgs(args, &rows[i]); err != nil {
+						return err
+					}
+				}
+				n, err = q.Exec(ctx, s.insertStmt(len(batch)), args...)
 			}
-			n, err := q.Exec(ctx, s.insertStmt(len(batch)), args...)
 			if err != nil {
 				return fmt.Errorf("insert traces: %w", err)
 			}
@@ -358,8 +381,10 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 				}
 				continue
 			}
-			if err := s.markOwners(ctx, q, rows, batch, owner); err != nil {
-				return err
+			for from := 0; from < len(batch); from += s.rowsPerInsert { // bounded statement size
+				if err := s.markOwners(ctx, q, rows, batch[from:min(from+s.rowsPerInsert, len(batch))], owner); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -427,6 +452,23 @@ func (s *Store) insertStmt(n int) string {
 	b.WriteString(" ON CONFLICT (org_id, request_id) DO NOTHING")
 	s.insertSQL.Store(n, b.String())
 	return b.String()
+}
+
+// insertArraysStmt is "INSERT ... SELECT ... FROM unnest($1::t1[], ...)".
+func insertArraysStmt(d *Dialect) string {
+	sel := make([]string, len(traceColumns))
+	arrays := make([]string, len(traceColumns))
+	for i, c := range traceColumns {
+		typ := d.ArrayTypes[c]
+		sel[i] = c
+		if typ == "jsonb" {
+			sel[i], typ = c+"::jsonb", "text"
+		}
+		arrays[i] = d.placeholder(i+1) + "::" + typ + "[]"
+	}
+	return "INSERT INTO traces (" + traceSelectList + ") SELECT " + strings.Join(sel, ", ") +
+		" FROM unnest(" + strings.Join(arrays, ", ") + ") AS u(" + traceSelectList +
+		") ON CONFLICT (org_id, request_id) DO NOTHING"
 }
 
 func (s *Store) lookupStmt(n int) string {

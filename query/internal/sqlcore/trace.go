@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
@@ -169,3 +170,99 @@ func fixJSON(v any, fix func(string) string) any {
 	}
 	return v
 }
+
+// traceArrays returns the rows of idx as one typed array per column, in
+// traceColumns order, for a single "INSERT ... SELECT FROM unnest(...)"
+// (Dialect.ArrayTypes). Values come from traceArgs, so both insert shapes
+// encode a trace identically.
+func (d *Dialect) traceArrays(rows []query.TraceRow, idx []int) ([]any, error) {
+	n := len(idx)
+	cols := make([]any, len(traceColumns))
+	one := make([]any, 0, len(traceColumns))
+	for pos, i := range idx {
+		var err error
+		if one, err = d.traceArgs(one[:0], &rows[i]); err != nil {
+			return nil, err
+		}
+		for c, v := range one {
+			if err := setArray(&cols[c], c, n, pos, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// A column that was NULL in every row still needs a typed array.
+	for c := range cols {
+		if cols[c] == nil {
+			cols[c] = make([]*string, n)
+		}
+	}
+	return cols, nil
+}
+
+// setArray stores v at pos of column c's array, allocating the array on the
+// first non-NULL value with the element type of v. NULL is a nil pointer.
+func setArray(col *any, c, n, pos int, v any) error {
+	switch x := v.(type) {
+	case nil:
+		switch a := (*col).(type) {
+		case nil:
+			return nil // decided by a later row, or []*string if none
+		case []*string, []*time.Time, []*int64, []*float64:
+			return nil // the zero element is already nil
+		default:
+			return fmt.Errorf("column %s: NULL in a non-null column (%T)", traceColumns[c], a)
+		}
+	case string:
+		return put(col, n, pos, x, c)
+	case int64:
+		return put(col, n, pos, x, c)
+	case int32:
+		return put(col, n, pos, x, c)
+	case time.Time:
+		return put(col, n, pos, x, c)
+	case float64:
+		return putPtr(col, n, pos, x, c)
+	}
+	return fmt.Errorf("column %s: unsupported value type %T", traceColumns[c], v)
+}
+
+// put stores a value of a column that is never NULL, except that string,
+// int64 and time columns holding NULLs elsewhere use pointer arrays.
+func put[T any](col *any, n, pos int, v T, c int) error {
+	if nullable[c] {
+		return putPtr(col, n, pos, v, c)
+	}
+	if *col == nil {
+		*col = make([]T, n)
+	}
+	a, ok := (*col).([]T)
+	if !ok {
+		return fmt.Errorf("column %s: mixed value types", traceColumns[c])
+	}
+	a[pos] = v
+	return nil
+}
+
+func putPtr[T any](col *any, n, pos int, v T, c int) error {
+	if *col == nil {
+		*col = make([]*T, n)
+	}
+	a, ok := (*col).([]*T)
+	if !ok {
+		return fmt.Errorf("column %s: mixed value types", traceColumns[c])
+	}
+	a[pos] = &v
+	return nil
+}
+
+// nullable marks the traceColumns that may be NULL.
+var nullable = func() []bool {
+	out := make([]bool, len(traceColumns))
+	for i, c := range traceColumns {
+		switch c {
+		case "finished_at", "cost_usd", "latency_ms", "risk_score", "policy_hits", "metadata":
+			out[i] = true
+		}
+	}
+	return out
+}()
