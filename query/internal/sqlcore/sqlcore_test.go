@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
 )
 
 func TestRebind(t *testing.T) {
@@ -72,4 +73,35 @@ func TestNullTime(t *testing.T) {
 	require.NoError(t, n.Scan(nil))
 	require.Nil(t, n.Ptr())
 	require.Error(t, n.Scan("2026-01-01"))
+}
+
+// TestTraceArrays: the columnar encoding keeps NULLs where they are, whether
+// a column's first row is NULL or not, and types every array.
+func TestTraceArrays(t *testing.T) {
+	fin := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	cost := 0.5
+	minimal := query.TraceRow{OrgID: "o", Trace: schemas.Trace{RequestID: "a", Mode: "ingest", Status: "ok"}, Offset: 1}
+	full := query.TraceRow{OrgID: "o", Trace: schemas.Trace{RequestID: "b", Mode: "ingest", Status: "ok",
+		FinishedAt: &fin, CostUSD: &cost, Metadata: []byte(`{"k":1}`)}, Partition: 2, Offset: 3}
+	d := &Dialect{TimeArg: NativeTimeArg}
+	cols, err := d.traceArrays([]query.TraceRow{minimal, full, minimal}, []int{0, 1, 2})
+	require.NoError(t, err)
+	require.Len(t, cols, len(traceColumns))
+	col := func(name string) any {
+		for i, c := range traceColumns {
+			if c == name {
+				return cols[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return nil
+	}
+	require.Equal(t, []string{"a", "b", "a"}, col("request_id"))
+	require.Equal(t, []*time.Time{nil, &fin, nil}, col("finished_at"))
+	require.Equal(t, []*float64{nil, &cost, nil}, col("cost_usd"))
+	meta := `{"k":1}`
+	require.Equal(t, []*string{nil, &meta, nil}, col("metadata"))
+	require.Equal(t, []*float64{nil, nil, nil}, col("risk_score")) // NULL everywhere: still an array
+	require.Equal(t, []int32{0, 2, 0}, col("log_partition"))
+	require.Equal(t, []int64{1, 3, 1}, col("log_offset"))
 }

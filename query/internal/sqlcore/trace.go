@@ -190,10 +190,19 @@ func (d *Dialect) traceArrays(rows []query.TraceRow, idx []int) ([]any, error) {
 			}
 		}
 	}
-	// A column that was NULL in every row still needs a typed array.
+	// A column that was NULL in every row still gets its typed array.
 	for c := range cols {
 		if cols[c] == nil {
-			cols[c] = make([]*string, n)
+			switch traceColumns[c] {
+			case "finished_at":
+				cols[c] = make([]*time.Time, n)
+			case "cost_usd", "risk_score":
+				cols[c] = make([]*float64, n)
+			case "latency_ms":
+				cols[c] = make([]*int64, n)
+			default: // policy_hits, metadata
+				cols[c] = make([]*string, n)
+			}
 		}
 	}
 	return cols, nil
