@@ -35,7 +35,9 @@ func (d *Dialect) traceArgs(dst []any, r *query.TraceRow) ([]any, error) {
 	if t.FinishedAt != nil {
 		finished = d.TimeArg(*t.FinishedAt)
 	}
-	if t.PolicyHits != nil {
+	if t.PolicyHits != nil && len(t.PolicyHits) == 0 { // the common case, without the encoder
+		hits = "[]"
+	} else if t.PolicyHits != nil {
 		b, err := json.Marshal(t.PolicyHits)
 		if err != nil {
 			return dst, fmt.Errorf("encode policy_hits of %q: %w", t.RequestID, err)
