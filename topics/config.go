@@ -20,6 +20,8 @@ const (
 	DefaultClientID                = "governance-gateway"
 	DefaultProduceTimeout          = 5 * time.Second
 	DefaultTxnPool                 = 8
+	DefaultMaxTxnRecords           = 20_000
+	DefaultMaxTxnBytes             = 8 << 20
 	DefaultDialTimeout             = 2 * time.Second
 )
 
@@ -39,16 +41,29 @@ type Config struct {
 	// ClientID names our connections in broker logs and quotas.
 	ClientID string
 	// ProduceTimeout bounds Produce: past it the caller gets ErrUnavailable
-	// (the HTTP layer answers 503), whatever the broker does.
+	// (the HTTP layer answers 503), whatever the broker does. It also bounds
+	// each group transaction from its start; a batch whose transaction began
+	// before its caller's deadline waits for that transaction's outcome, so
+	// a multi-envelope Produce returns within about twice ProduceTimeout.
 	ProduceTimeout time.Duration
-	// TxnPool is how many transactional clients a Producer keeps: the number
-	// of multi-envelope batches that can be in flight at once. Further
-	// batches wait for a free client (within ProduceTimeout).
+	// TxnPool is how many transactional clients a Producer keeps, each with
+	// one worker: the number of transactions in flight at once. Batches that
+	// arrive while every worker is busy queue (within ProduceTimeout), and
+	// the next free worker commits everything queued in one transaction
+	// (group commit, see Producer.Produce).
 	TxnPool int
+	// MaxTxnRecords and MaxTxnBytes (key + value bytes) bound one group
+	// transaction: a worker stops taking queued batches before either is
+	// exceeded, though a batch larger than them on its own still goes, alone.
+	// They bound how much one failure fails and how long a transaction takes,
+	// not the size of a batch. Defaults 20,000 records and 8 MiB.
+	MaxTxnRecords int
+	MaxTxnBytes   int
 	// TxnTimeout is the broker-side transaction timeout. It bounds how long
 	// an abandoned transaction (process crash mid-batch) holds back the
 	// last stable offset of read_committed consumers. Default: three times
-	// ProduceTimeout, so a healthy slow batch is never aborted by the broker.
+	// ProduceTimeout, so a healthy slow transaction (bounded by
+	// ProduceTimeout) is never aborted by the broker.
 	TxnTimeout time.Duration
 	// DialTimeout bounds one TCP connect. Default 2s, well under
 	// ProduceTimeout, so a dead broker is retried (or given up) within the
@@ -84,6 +99,12 @@ func (c Config) Defaults() Config {
 	if c.TxnPool == 0 {
 		c.TxnPool = DefaultTxnPool
 	}
+	if c.MaxTxnRecords == 0 {
+		c.MaxTxnRecords = DefaultMaxTxnRecords
+	}
+	if c.MaxTxnBytes == 0 {
+		c.MaxTxnBytes = DefaultMaxTxnBytes
+	}
 	if c.TxnTimeout == 0 {
 		c.TxnTimeout = 3 * c.ProduceTimeout
 	}
@@ -114,6 +135,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("topics config: ProduceTimeout %s must be positive", c.ProduceTimeout)
 	case c.TxnPool < 1:
 		return fmt.Errorf("topics config: TxnPool %d must be at least 1", c.TxnPool)
+	case c.MaxTxnRecords < 1:
+		return fmt.Errorf("topics config: MaxTxnRecords %d must be at least 1", c.MaxTxnRecords)
+	case c.MaxTxnBytes < 1:
+		return fmt.Errorf("topics config: MaxTxnBytes %d must be at least 1", c.MaxTxnBytes)
 	case c.TxnTimeout <= c.ProduceTimeout:
 		return fmt.Errorf("topics config: TxnTimeout %s must exceed ProduceTimeout %s", c.TxnTimeout, c.ProduceTimeout)
 	case c.DialTimeout < 0:

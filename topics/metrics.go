@@ -20,6 +20,10 @@ type producerMetrics struct {
 	latency *prometheus.HistogramVec // path, outcome
 	errors  *prometheus.CounterVec   // path, reason
 	records *prometheus.CounterVec   // path
+	// txnRecords is the size of each group transaction, committed or not.
+	txnRecords prometheus.Histogram
+	// queued is how many batches wait for a transaction.
+	queued prometheus.Gauge
 }
 
 func newProducerMetrics(reg prometheus.Registerer) (*producerMetrics, error) {
@@ -43,6 +47,19 @@ func newProducerMetrics(reg prometheus.Registerer) (*producerMetrics, error) {
 			Name:      "produced_records_total",
 			Help:      "Records acknowledged by the broker, by path.",
 		}, []string{"path"}),
+		txnRecords: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "gateway",
+			Subsystem: "log",
+			Name:      "transaction_records",
+			Help:      "Records per group transaction (several Produce batches share one).",
+			Buckets:   prometheus.ExponentialBuckets(2, 2, 15),
+		}),
+		queued: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gateway",
+			Subsystem: "log",
+			Name:      "transaction_queued_batches",
+			Help:      "Produce batches waiting for a group transaction.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -57,6 +74,14 @@ func newProducerMetrics(reg prometheus.Registerer) (*producerMetrics, error) {
 		return nil, err
 	}
 	m.records, err = register(reg, m.records)
+	if err != nil {
+		return nil, err
+	}
+	m.txnRecords, err = register(reg, m.txnRecords)
+	if err != nil {
+		return nil, err
+	}
+	m.queued, err = register(reg, m.queued)
 	if err != nil {
 		return nil, err
 	}

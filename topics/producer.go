@@ -29,6 +29,17 @@ var (
 	ErrTooLarge = errors.New("record too large for the log")
 )
 
+const (
+	// producerBatchMaxBytes is the largest record batch the producer builds:
+	// kgo's default, which is Kafka's default max.message.bytes.
+	producerBatchMaxBytes = 1_000_012
+	// maxRecordBytes is the largest record (key + value) Produce accepts:
+	// the batch limit less a generous margin for batch and record headers,
+	// so kgo never refuses a record inside a group transaction, which would
+	// fail the other batches sharing it.
+	maxRecordBytes = producerBatchMaxBytes - 1024
+)
+
 // Producer writes envelopes to the traces topic. Safe for concurrent use.
 type Producer struct {
 	cfg     Config
@@ -38,17 +49,22 @@ type Producer struct {
 	// cl is the shared idempotent client: single envelopes and raw records.
 	// Sharing it is what batches concurrent handlers' records together.
 	cl *kgo.Client
-	// pool holds cfg.TxnPool transactional slots; a slot is owned by one
-	// batch at a time, because a kgo client has one open transaction.
-	pool    chan *txnSlot
+	// Group commit (txn.go): multi-envelope batches wait in queue, under
+	// mu, until one of the cfg.TxnPool workers takes them into a
+	// transaction; ready wakes an idle worker.
+	mu      sync.Mutex
+	queue   []*txnBatch
+	ready   chan struct{}
+	workers sync.WaitGroup
 	closing chan struct{}
-	closed  atomic.Bool
+	closed  atomic.Bool // set under mu, so no batch is queued after Close
 	// bg counts background closes of retired transactional clients.
 	bg sync.WaitGroup
 }
 
-// txnSlot is one transactional id and, lazily, the client using it. A nil
-// cl means the next batch creates a fresh client under the same id.
+// txnSlot is one transactional id and, lazily, the client using it; one
+// worker owns it. A nil cl means the next transaction creates a fresh client
+// under the same id.
 type txnSlot struct {
 	id string
 	cl *kgo.Client
@@ -73,7 +89,7 @@ func NewProducer(ctx context.Context, cfg Config, logger *slog.Logger) (*Produce
 		cfg:     cfg,
 		log:     logger,
 		metrics: m,
-		pool:    make(chan *txnSlot, cfg.TxnPool),
+		ready:   make(chan struct{}, 1),
 		closing: make(chan struct{}),
 	}
 	p.cl, err = kgo.NewClient(p.producerOpts()...)
@@ -81,7 +97,8 @@ func NewProducer(ctx context.Context, cfg Config, logger *slog.Logger) (*Produce
 		return nil, fmt.Errorf("new producer client: %w", err)
 	}
 	for i := range cfg.TxnPool {
-		p.pool <- &txnSlot{id: cfg.TxnIDPrefix + "-" + strconv.Itoa(i)}
+		p.workers.Add(1)
+		go p.worker(&txnSlot{id: cfg.TxnIDPrefix + "-" + strconv.Itoa(i)})
 	}
 	return p, nil
 }
@@ -108,32 +125,54 @@ func (p *Producer) producerOpts(extra ...kgo.Opt) []kgo.Opt {
 		// Why: the broker's own wait for in-sync replicas should not outlast
 		// what the caller waits (kgo default 10s).
 		kgo.ProduceRequestTimeout(p.cfg.ProduceTimeout),
+		// Stated because Produce checks record sizes against it up front.
+		kgo.ProducerBatchMaxBytes(producerBatchMaxBytes),
 	)
 	return append(opts, extra...)
 }
 
 // Produce writes envs to the traces topic, key schemas.Key(org_id,
 // request_id), value the JSON envelope. It returns nil only after the broker
-// acknowledged every record (acks=all, idempotent producer).
+// acknowledged every record (acks=all, idempotent producer) and, for several
+// envelopes, committed their transaction.
 //
 // One envelope is one idempotent produce. Several envelopes are all-or-
 // nothing: they are produced in one Kafka transaction, so a read_committed
-// consumer sees the whole batch or none of it; any failure aborts.
+// consumer sees the whole batch or none of it. Group commit: concurrent
+// batches share transactions. A batch queues until one of the cfg.TxnPool
+// workers is free; the worker takes everything queued (up to MaxTxnRecords
+// and MaxTxnBytes) into one transaction and gives every batch in it the
+// transaction's outcome, so the log pays one commit for many calls.
 //
-// Within cfg.ProduceTimeout it returns, on failure, an error wrapping
-// ErrUnavailable (or ErrTooLarge). What happens to the records then:
-//   - a transactional batch is never committed: its client is discarded and
-//     the next use of the same transactional id (or the broker's transaction
-//     timeout) aborts it, so none of it ever appears to read_committed readers;
+// A record larger than the log accepts fails its own call with ErrTooLarge
+// before anything is queued; it never fails another call's batch. Other
+// failures wrap ErrUnavailable. What happens to the records then:
+//   - a batch whose ctx or ProduceTimeout ends while it is still queued is
+//     removed from the queue and never produced;
+//   - a batch whose transaction already started waits for that
+//     transaction's outcome (the worker bounds a transaction to
+//     ProduceTimeout from its start), so Produce can take up to about twice
+//     ProduceTimeout. Why: failing the call early could leave a batch
+//     visible after its caller was told it failed, and aborting the
+//     transaction would fail every other batch in it;
+//   - a failed transaction is never committed: its client is discarded and
+//     the next use of the same transactional id (or the broker's
+//     transaction timeout) aborts it, so none of it appears to
+//     read_committed readers. One exception has an unknown outcome: a
+//     commit request that reached the broker but whose answer was lost (the
+//     broker died or the deadline hit mid-commit). Like the single envelope
+//     below, the batch may then appear, exactly once;
 //   - a single envelope that was never sent is failed by kgo and dropped; one
 //     whose request was in flight when the deadline hit has an unknown outcome
 //     (the broker may have written it): it may still appear, exactly once.
-//     The client's retry carries the same request_id and the processors'
-//     exact dedupe makes that harmless.
+//
+// Unknown outcomes are harmless because the client retries with the same
+// request_id and the processors dedupe exactly.
 //
 // A single envelope's produce is detached from ctx's cancellation (it shares
 // batches with other handlers' records, and kgo cancels a whole batch by its
-// first record's context); a transactional batch honours ctx.
+// first record's context). A batch honours ctx while queued; once its
+// transaction started it waits for the outcome as above.
 func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 	if len(envs) == 0 {
 		return nil
@@ -150,10 +189,21 @@ func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 			Value: value,
 		}
 	}
+	path := pathTxn
 	if len(recs) == 1 {
-		return p.observe(pathSingle, len(recs), func() error { return p.produceShared(ctx, recs) })
+		path = pathSingle
 	}
-	return p.observe(pathTxn, len(recs), func() error { return p.produceTxn(ctx, recs) })
+	return p.observe(path, len(recs), func() error {
+		for i, r := range recs {
+			if n := recordBytes(r); n > maxRecordBytes {
+				return fmt.Errorf("%w: envelope %d is %d bytes, at most %d fit", ErrTooLarge, i, n, maxRecordBytes)
+			}
+		}
+		if len(recs) == 1 {
+			return p.produceShared(ctx, recs)
+		}
+		return p.produceGroup(ctx, recs)
+	})
 }
 
 // ProduceRecords writes arbitrary records (e.g. DeadLetterRecord results)
@@ -190,68 +240,6 @@ func (p *Producer) produceShared(ctx context.Context, recs []*kgo.Record) error 
 	if err := produceAll(ctx, p.cl, recs); err != nil {
 		return classify(err)
 	}
-	return nil
-}
-
-// produceTxn produces recs in one transaction on a pooled client.
-func (p *Producer) produceTxn(parent context.Context, recs []*kgo.Record) (rerr error) {
-	ctx, cancel := context.WithTimeout(parent, p.cfg.ProduceTimeout)
-	defer cancel()
-	defer func() {
-		if rerr != nil && parent.Err() != nil {
-			// The caller left: not the log's fault, do not report 503.
-			rerr = fmt.Errorf("produce transaction: caller gone: %w", parent.Err())
-		} else if rerr != nil {
-			rerr = classify(rerr)
-		}
-	}()
-
-	var slot *txnSlot
-	select {
-	case slot = <-p.pool:
-	case <-p.closing:
-		return errors.New("producer closed")
-	case <-ctx.Done():
-		return fmt.Errorf("wait for a transactional client: %w", ctx.Err())
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			// Why discard rather than EndTransaction(TryAbort): the client may
-			// hold records in flight that kgo cannot fail until the broker
-			// answers, and an abort needs the very broker we failed to reach.
-			// A fresh client under the same transactional id calls
-			// InitProducerID on first use, which bumps the epoch (fencing
-			// whatever the old client still sends) and aborts the open
-			// transaction; if this process never comes back, the broker
-			// aborts it after TxnTimeout. Either way the batch stays invisible.
-			p.retire(slot)
-		}
-		p.pool <- slot
-	}()
-
-	if slot.cl == nil {
-		cl, err := kgo.NewClient(p.producerOpts(
-			kgo.TransactionalID(slot.id),
-			kgo.TransactionTimeout(p.cfg.TxnTimeout),
-		)...)
-		if err != nil {
-			return fmt.Errorf("new transactional client: %w", err)
-		}
-		slot.cl = cl
-	}
-	if err := slot.cl.BeginTransaction(); err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
-	}
-	if err := produceAll(ctx, slot.cl, recs); err != nil {
-		return fmt.Errorf("produce in transaction: %w", err)
-	}
-	// Every record is acknowledged, so nothing is buffered: EndTransaction
-	// needs no Flush first.
-	if err := slot.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	committed = true
 	return nil
 }
 
@@ -329,20 +317,24 @@ func (p *Producer) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the producer: it waits for in-flight batches (each bounded by
-// ProduceTimeout), closes every client, and fails later Produce calls with
-// ErrUnavailable. Idempotent.
+// Close stops the producer: batches still queued fail with ErrUnavailable,
+// in-flight transactions finish (each bounded by ProduceTimeout), every
+// client is closed, and later Produce calls fail with ErrUnavailable.
+// Idempotent.
 func (p *Producer) Close() {
+	p.mu.Lock()
 	if p.closed.Swap(true) {
+		p.mu.Unlock()
 		return
 	}
-	close(p.closing)
-	for range p.cfg.TxnPool {
-		slot := <-p.pool
-		if slot.cl != nil {
-			slot.cl.Close()
-		}
+	for _, b := range p.queue {
+		b.finish(fmt.Errorf("%w: producer closed", ErrUnavailable))
 	}
+	p.queue = nil
+	p.metrics.queued.Set(0)
+	p.mu.Unlock()
+	close(p.closing)
+	p.workers.Wait()
 	p.cl.Close()
 	p.bg.Wait()
 }

@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,29 +20,41 @@ import (
 // embedded broker with SyncWrites (every ack fsynced), batches of 500
 // envelopes of about 400 bytes, produced concurrently like HTTP handlers do.
 //
-//	txn:        Producer.Produce, one transaction per batch (the Events path)
+//	txn:        Producer.Produce, the Events path: group commit, concurrent
+//	            batches share transactions (pool = transactions in flight)
 //	idempotent: the same batches through the shared idempotent client, no
 //	            atomicity (ProduceRecords), for comparison
 //
-// Run: go test ./topics/embedded -run '^$' -bench ProduceBatch500 -benchtime 20x
+// callers is the number of concurrent Produce calls, parts the partitions
+// of the traces topic (the embedded default is 6).
+//
+// Run: go test ./topics/embedded -run '^$' -bench ProduceBatch500 -benchtime 200x
 func BenchmarkProduceBatch500(b *testing.B) {
 	const batch = 500
 	for _, tc := range []struct {
-		name   string
-		txn    bool
-		linger time.Duration
-		pool   int
+		name    string
+		txn     bool
+		linger  time.Duration
+		pool    int
+		callers int
+		parts   int32
 	}{
-		{"txn/linger=0/pool=8", true, 0, 8},
-		{"txn/linger=0/pool=16", true, 0, 16},
-		{"idempotent/linger=0", false, 0, 8},
-		{"idempotent/linger=5ms", false, 5 * time.Millisecond, 8},
+		{"txn/callers=16/pool=8/parts=6", true, 0, 8, 16, 6},
+		{"txn/callers=16/pool=2/parts=6", true, 0, 2, 16, 6},
+		{"txn/callers=32/pool=1/parts=6", true, 0, 1, 32, 6},
+		{"txn/callers=32/pool=2/parts=6", true, 0, 2, 32, 6},
+		{"txn/callers=32/pool=4/parts=6", true, 0, 4, 32, 6},
+		{"txn/callers=32/pool=8/parts=6", true, 0, 8, 32, 6},
+		{"txn/callers=32/pool=2/parts=3", true, 0, 2, 32, 3},
+		{"txn/callers=32/pool=2/parts=1", true, 0, 2, 32, 1},
+		{"idempotent/callers=16/linger=0/parts=6", false, 0, 8, 16, 6},
+		{"idempotent/callers=16/linger=5ms/parts=6", false, 5 * time.Millisecond, 8, 16, 6},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			br, err := embedded.Start(embedded.Config{Dir: b.TempDir(), Addr: "127.0.0.1:0"}) // 6 partitions
+			br, err := embedded.Start(embedded.Config{Dir: b.TempDir(), Addr: "127.0.0.1:0", Partitions: tc.parts})
 			require.NoError(b, err)
 			defer br.Close()
-			cfg := topics.Config{Brokers: br.Addrs(), Linger: tc.linger, TxnPool: tc.pool, ProduceTimeout: 30 * time.Second}
+			cfg := topics.Config{Brokers: br.Addrs(), Partitions: tc.parts, Linger: tc.linger, TxnPool: tc.pool, ProduceTimeout: 30 * time.Second}
 			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
 			p, err := topics.NewProducer(context.Background(), cfg, nil)
 			require.NoError(b, err)
@@ -52,7 +65,7 @@ func BenchmarkProduceBatch500(b *testing.B) {
 			b.Logf("envelope size %d bytes", len(v))
 
 			var seq atomic.Int64
-			b.SetParallelism(8) // 8 x GOMAXPROCS concurrent "handlers"
+			b.SetParallelism(max(1, tc.callers/runtime.GOMAXPROCS(0))) // concurrent "handlers"
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				envs := make([]schemas.Envelope, batch)
