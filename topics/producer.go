@@ -171,8 +171,9 @@ func (p *Producer) producerOpts(extra ...kgo.Opt) []kgo.Opt {
 //
 // A single envelope's produce is detached from ctx's cancellation (it shares
 // batches with other handlers' records, and kgo cancels a whole batch by its
-// first record's context). A batch honours ctx while queued; once its
-// transaction started it waits for the outcome as above.
+// first record's context). A batch honours ctx while queued (the error then
+// wraps ctx's error, not ErrUnavailable: the caller left, the log did not
+// fail); once its transaction started it waits for the outcome as above.
 func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 	if len(envs) == 0 {
 		return nil
