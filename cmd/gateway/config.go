@@ -34,6 +34,7 @@ type config struct {
 	FlushRows         int           // GATEWAY_FLUSH_ROWS
 	FlushInterval     time.Duration // GATEWAY_FLUSH_INTERVAL
 	PprofAddr         string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
+	MemoryLimit       int64         // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
 	Demo              bool
 }
 
@@ -46,6 +47,7 @@ func defaultConfig() config {
 		Partitions:        6,
 		FlushRows:         5000,
 		FlushInterval:     200 * time.Millisecond,
+		MemoryLimit:       384 << 20,
 	}
 }
 
@@ -79,6 +81,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.PprofAddr = getenv("GATEWAY_PPROF_ADDR")
+	if v := getenv("GATEWAY_MEMORY_LIMIT_MB"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("GATEWAY_MEMORY_LIMIT_MB: %q is not a non-negative integer", v)
+		}
+		c.MemoryLimit = n << 20
+	}
 	if v := getenv("GATEWAY_MASTER_KEY"); v != "" {
 		k, err := parseMasterKey(v)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,12 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		return fmt.Errorf("create data dir: %w", err)
 	}
 	logger = logger.With("role", cfg.Role)
+	if os.Getenv("GOMEMLIMIT") == "" && cfg.MemoryLimit > 0 {
+		// A soft limit makes the GC collect and return memory before the
+		// heap doubles; without it a burst of buffered records leaves the
+		// process at twice its live heap. GOMEMLIMIT, when set, wins.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -21,14 +21,23 @@ const (
 	DefaultWriteTimeout       = 20 * time.Second
 	DefaultRetryBackoffMin    = 100 * time.Millisecond
 	DefaultRetryBackoffMax    = 10 * time.Second
-	DefaultDedupeCacheEntries = 1 << 20
+	// DefaultDedupeCacheEntries sizes the resend hot set: 256k ids costs
+	// ~15 MiB (ristretto's sketch is sized from it up front); the store
+	// answers for anything older.
+	DefaultDedupeCacheEntries = 1 << 18
 	// DefaultRebalanceTimeout is kgo's default, stated here because
 	// WriteTimeout must stay below it (see Validate).
 	DefaultRebalanceTimeout = 60 * time.Second
 	DefaultSessionTimeout   = 10 * time.Second
 	// DefaultFetchMaxPartitionBytes lets one fetch bring a good part of a
-	// 5000-row chunk (kgo's default is 1 MiB, about 500 traces).
-	DefaultFetchMaxPartitionBytes = 8 << 20
+	// 5000-row chunk: batches are compressed, so 2 MiB carries several
+	// thousand traces (kgo's default, 1 MiB, measured slower). Larger values
+	// only grow memory: fetched batches are held decompressed, and 8 MiB per
+	// partition measured ~250 MiB of buffered data under a backlog.
+	DefaultFetchMaxPartitionBytes = 2 << 20
+	// DefaultFetchMaxBytes bounds one whole fetch response (kgo's default
+	// is 50 MiB, which decompressed is most of the memory budget).
+	DefaultFetchMaxBytes = 8 << 20
 )
 
 // Config configures a Writer. Zero fields take the defaults above.
@@ -44,7 +53,8 @@ type Config struct {
 	FlushInterval time.Duration
 	// MaxBufferedRecords pauses fetching a partition holding this many
 	// unwritten records (a sink is failing), resuming below half of it.
-	// Default 4 * FlushRows.
+	// Default 2 * FlushRows: enough to cut the next chunk while one is being
+	// written, without holding a large backlog in memory.
 	MaxBufferedRecords int
 	// FlushConcurrency bounds how many partitions flush at once (analysis
 	// and sink writes); default GOMAXPROCS.
@@ -83,7 +93,7 @@ func (c Config) Defaults() Config {
 		c.FlushInterval = DefaultFlushInterval
 	}
 	if c.MaxBufferedRecords == 0 {
-		c.MaxBufferedRecords = 4 * c.FlushRows
+		c.MaxBufferedRecords = 2 * c.FlushRows
 	}
 	if c.FlushConcurrency == 0 {
 		c.FlushConcurrency = runtime.GOMAXPROCS(0)

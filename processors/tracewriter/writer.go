@@ -147,6 +147,7 @@ func (w *Writer) clientOpts(r *run) []kgo.Opt {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		// Why: see DefaultFetchMaxPartitionBytes.
 		kgo.FetchMaxPartitionBytes(w.cfg.FetchMaxPartitionBytes),
+		kgo.FetchMaxBytes(DefaultFetchMaxBytes),
 		// Why: bounds how long we may hold a rebalance; see WriteTimeout.
 		kgo.RebalanceTimeout(w.cfg.RebalanceTimeout),
 		// Why: a processor that dies (SIGKILL, lost host) keeps its partitions

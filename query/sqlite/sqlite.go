@@ -99,8 +99,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	wq.Set("_synchronous", "FULL")
 	wq.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
 	wq.Add("_pragma", "temp_store(MEMORY)")
-	wq.Add("_pragma", "cache_size(-32768)")
-	wq.Add("_pragma", "mmap_size(268435456)")
+	// 16 MiB of page cache and 64 MiB of memory-mapped reads: mapped pages
+	// count in the process's RSS, and the embedded service's memory budget
+	// (docs/benchmarks.md) matters more than the last percent of reads.
+	wq.Add("_pragma", "cache_size(-16384)")
+	wq.Add("_pragma", "mmap_size(67108864)")
 	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
