@@ -1,0 +1,233 @@
+package governance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// Action is what the engine does when a rule fires.
+type Action string
+
+const (
+	// ActionAllow records the hit and lets the text through (allow-and-record).
+	ActionAllow Action = "allow"
+	// ActionRewrite redacts the hit's spans with typed placeholders ([EMAIL]).
+	ActionRewrite Action = "rewrite"
+	// ActionRegenerate asks for a new answer; without an LLM configured for
+	// regeneration the engine falls back to the strongest of rewrite / block.
+	ActionRegenerate Action = "regenerate"
+	// ActionBlock replaces the answer with the policy's fallback text.
+	ActionBlock Action = "block"
+)
+
+func (a Action) weight() int {
+	switch a {
+	case ActionAllow:
+		return 0
+	case ActionRewrite:
+		return 1
+	case ActionRegenerate:
+		return 2
+	case ActionBlock:
+		return 3
+	}
+	return -1
+}
+
+// Stage says which text a scan runs on.
+type Stage string
+
+const (
+	StagePre  Stage = "pre-flight"  // the prompt
+	StagePost Stage = "post-flight" // the answer
+	StageTool Stage = "tool"        // tool output (tool_result)
+)
+
+func validStage(s Stage) bool { return s == StagePre || s == StagePost || s == StageTool }
+
+// Scanner families a Rule can name, besides full policy ids.
+var families = []string{"pii", "secrets", "security", "custom", "topic", "grounding"}
+
+// Rule maps hits to an action. Match is a policy id ("pii.email") or a
+// family ("pii"); the most specific matching rule of a stage wins.
+type Rule struct {
+	Match string `json:"match"`
+	// Stages the rule applies to; empty means every stage.
+	Stages []Stage `json:"stages,omitempty"`
+	Action Action  `json:"action"`
+	// MinConfidence: hits below it are ignored by this rule (0..1; 0 means
+	// the default 0.5).
+	MinConfidence float64 `json:"min_confidence,omitempty"`
+}
+
+// CustomRule is an application's own detector. Kind "regex" (RE2 syntax),
+// "keyword" (case-insensitive whole words or phrases) or "topic" (a banned
+// topic: any of its phrases). Its hits carry policy "custom.<name>" (kinds
+// regex, keyword) or "topic.<name>" (kind topic).
+type CustomRule struct {
+	Name     string        `json:"name"`
+	Kind     string        `json:"kind"`
+	Patterns []string      `json:"patterns"`
+	Severity scan.Severity `json:"severity,omitempty"`
+}
+
+// Policy is one application's governance configuration, stored as JSON in
+// the query store and edited through GET/PUT /api/console/apps/{id}/policy.
+type Policy struct {
+	Rules  []Rule       `json:"rules"`
+	Custom []CustomRule `json:"custom,omitempty"`
+	// Grounding enables the answer-vs-tool_result check and its action on a
+	// mismatch (rewrite corrects a numeric mismatch with one unambiguous
+	// source value; otherwise the strongest of regenerate / block applies).
+	Grounding GroundingPolicy `json:"grounding"`
+	// FallbackText replaces a blocked answer.
+	FallbackText string `json:"fallback_text,omitempty"`
+}
+
+// GroundingPolicy configures the grounding checker.
+type GroundingPolicy struct {
+	Enabled bool   `json:"enabled"`
+	Action  Action `json:"action,omitempty"`
+}
+
+// DefaultFallbackText is the safe answer of a block when the policy has none.
+const DefaultFallbackText = "I can't share that answer because it violates this application's content policy."
+
+// Limits on a policy document, so one tenant cannot make every request slow.
+const (
+	MaxRules         = 200
+	MaxCustomRules   = 100
+	MaxPatterns      = 200
+	MaxPatternLen    = 1000
+	MaxFallbackBytes = 4096
+)
+
+// DefaultPolicy is what an application gets until its owner edits it:
+// PII in answers is redacted, secrets are blocked everywhere, prompt injection
+// and jailbreaks in prompts and tool output are blocked, everything else seen
+// is recorded. Grounding runs when a tool_result is given and corrects or
+// blocks a contradicted answer.
+func DefaultPolicy() Policy {
+	return Policy{
+		Rules: []Rule{
+			{Match: "pii", Stages: []Stage{StagePre, StageTool}, Action: ActionAllow},
+			{Match: "pii", Stages: []Stage{StagePost}, Action: ActionRewrite},
+			{Match: "secrets", Action: ActionBlock},
+			{Match: "security", Stages: []Stage{StagePre, StageTool}, Action: ActionBlock, MinConfidence: 0.5},
+			{Match: "security", Stages: []Stage{StagePost}, Action: ActionAllow},
+			{Match: "custom", Action: ActionBlock},
+			{Match: "topic", Action: ActionBlock},
+		},
+		Grounding:    GroundingPolicy{Enabled: true, Action: ActionRewrite},
+		FallbackText: DefaultFallbackText,
+	}
+}
+
+// ParsePolicy decodes and validates a policy document. Unknown fields are
+// errors, so a typo never silently disables a rule.
+func ParsePolicy(data []byte) (Policy, error) {
+	var p Policy
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Policy{}, fmt.Errorf("policy: %w", err)
+	}
+	if dec.More() {
+		return Policy{}, errors.New("policy: trailing data after the JSON object")
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, err
+	}
+	return p, nil
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_\-]{0,62}$`)
+
+// Validate reports the first problem of p as an error a user can act on.
+func (p Policy) Validate() error {
+	if len(p.Rules) > MaxRules {
+		return fmt.Errorf("policy: %d rules, at most %d", len(p.Rules), MaxRules)
+	}
+	for i, r := range p.Rules {
+		if err := validMatch(r.Match); err != nil {
+			return fmt.Errorf("policy: rules[%d].match: %w", i, err)
+		}
+		if r.Action.weight() < 0 {
+			return fmt.Errorf("policy: rules[%d].action %q: want allow, rewrite, regenerate or block", i, r.Action)
+		}
+		for _, s := range r.Stages {
+			if !validStage(s) {
+				return fmt.Errorf("policy: rules[%d].stages: %q: want pre-flight, post-flight or tool", i, s)
+			}
+		}
+		if r.MinConfidence < 0 || r.MinConfidence > 1 {
+			return fmt.Errorf("policy: rules[%d].min_confidence %v: want 0..1", i, r.MinConfidence)
+		}
+	}
+	if len(p.Custom) > MaxCustomRules {
+		return fmt.Errorf("policy: %d custom rules, at most %d", len(p.Custom), MaxCustomRules)
+	}
+	seen := map[string]bool{}
+	for i, c := range p.Custom {
+		if !nameRE.MatchString(c.Name) {
+			return fmt.Errorf("policy: custom[%d].name %q: want 1-63 of a-z 0-9 _ - starting with a letter or digit", i, c.Name)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("policy: custom[%d].name %q is used twice", i, c.Name)
+		}
+		seen[c.Name] = true
+		switch c.Kind {
+		case "regex", "keyword", "topic":
+		default:
+			return fmt.Errorf("policy: custom[%d].kind %q: want regex, keyword or topic", i, c.Kind)
+		}
+		if len(c.Patterns) == 0 || len(c.Patterns) > MaxPatterns {
+			return fmt.Errorf("policy: custom[%d].patterns: want 1 to %d", i, MaxPatterns)
+		}
+		for j, pat := range c.Patterns {
+			if strings.TrimSpace(pat) == "" || len(pat) > MaxPatternLen {
+				return fmt.Errorf("policy: custom[%d].patterns[%d]: want 1 to %d bytes", i, j, MaxPatternLen)
+			}
+			if c.Kind == "regex" {
+				if _, err := regexp.Compile(pat); err != nil {
+					return fmt.Errorf("policy: custom[%d].patterns[%d]: %w", i, j, err)
+				}
+			}
+		}
+		if c.Severity != "" && c.Severity.Weight() == 0 {
+			return fmt.Errorf("policy: custom[%d].severity %q: want low, medium, high or critical", i, c.Severity)
+		}
+	}
+	if p.Grounding.Action != "" && p.Grounding.Action.weight() < 0 {
+		return fmt.Errorf("policy: grounding.action %q: want allow, rewrite, regenerate or block", p.Grounding.Action)
+	}
+	if len(p.FallbackText) > MaxFallbackBytes {
+		return fmt.Errorf("policy: fallback_text over %d bytes", MaxFallbackBytes)
+	}
+	return nil
+}
+
+func validMatch(m string) error {
+	if m == "" {
+		return errors.New("empty")
+	}
+	fam, rest, dotted := strings.Cut(m, ".")
+	ok := false
+	for _, f := range families {
+		if fam == f {
+			ok = true
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%q: want a policy id or one of %s", m, strings.Join(families, ", "))
+	}
+	if dotted && rest == "" {
+		return fmt.Errorf("%q: empty policy name after the dot", m)
+	}
+	return nil
+}
