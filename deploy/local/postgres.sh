@@ -62,6 +62,8 @@ as_owner() {
   fi
 }
 
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
 owner_name() { if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi; }
 
 running() {
@@ -89,6 +91,10 @@ start() {
         || as_owner "$bin/initdb" -D "$data" -U "$(owner_name)" --auth-local=trust --auth-host=scram-sha-256 \
              -E UTF8 --locale=C >"$data.initdb.log" 2>&1 \
         || { cat "$data.initdb.log" >&2; log "initdb failed"; return 1; }
+    fi
+    if port_open "$port"; then
+      log "port $port is already in use by another process (set PG_PORT)"
+      return 1
     fi
     log "starting on 127.0.0.1:$port (log $data/server.log)"
     # Settings for a test server: durability kept (fsync on) because the tests check crash
