@@ -1,6 +1,12 @@
 package governance
 
 import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
@@ -10,6 +16,10 @@ type Input struct {
 	Prompt     string
 	Answer     string
 	ToolResult string
+	// CanRegenerate says the caller can produce a new answer (an LLM is
+	// configured for regeneration). Without it a regenerate rule falls back
+	// to the strongest applicable of rewrite / block (DESIGN.md section 5).
+	CanRegenerate bool
 }
 
 // Reason is one rule that shaped the decision (spec: {policy, severity, stage}).
@@ -25,8 +35,12 @@ type Finding struct {
 	Severity   scan.Severity `json:"severity"`
 	Confidence float64       `json:"confidence"`
 	Stage      Stage         `json:"stage"`
-	Action     Action        `json:"action"`
-	Spans      []scan.Span   `json:"spans,omitempty"`
+	// Action is what the engine did about the finding after escalation (a
+	// rewrite of something that cannot be redacted becomes a block).
+	Action Action      `json:"action"`
+	Spans  []scan.Span `json:"spans,omitempty"`
+
+	placeholder string
 }
 
 // Evidence is one grounding finding: which answer span, which source span, why.
@@ -42,8 +56,9 @@ type Evidence struct {
 type Explanation struct {
 	Summary   string     `json:"summary"`
 	Grounding []Evidence `json:"grounding,omitempty"`
-	// Rewrites lists the redactions applied to the answer, in the answer's
-	// original byte offsets.
+	// Rewrites lists the redactions applied to the answer, in the byte
+	// offsets of the text they were applied to (the answer, or the answer
+	// after a grounding correction).
 	Rewrites []Rewrite `json:"rewrites,omitempty"`
 }
 
@@ -67,6 +82,9 @@ type Decision struct {
 	Governance    Action `json:"governance"`
 	Answer        string `json:"answer"` // final text: original, rewritten or fallback
 	AnswerChanged bool   `json:"answer_changed"`
+	// Prompt is the prompt after pre-flight redactions (equal to the input
+	// when nothing was redacted); Full Control forwards this one to the LLM.
+	Prompt string `json:"-"`
 	// Stage of the strongest reason ("" when nothing fired).
 	Stage        Stage       `json:"stage,omitempty"`
 	Reasons      []Reason    `json:"reasons"`
@@ -74,4 +92,538 @@ type Decision struct {
 	RiskScore    float64     `json:"risk_score"`
 	MismatchType string      `json:"mismatch_type"`
 	Explanation  Explanation `json:"explanation"`
+}
+
+// Scanner finds policy hits in one text. Implementations append to dst, are
+// deterministic, linear in the input and safe for concurrent use.
+type Scanner interface {
+	Scan(text string, dst []scan.Hit) []scan.Hit
+}
+
+// ScannerFunc adapts a function to Scanner.
+type ScannerFunc func(text string, dst []scan.Hit) []scan.Hit
+
+// Scan calls f.
+func (f ScannerFunc) Scan(text string, dst []scan.Hit) []scan.Hit { return f(text, dst) }
+
+// GroundingResult is the grounding checker's verdict on an answer against
+// its source.
+type GroundingResult struct {
+	Mismatch   string
+	Confidence float64
+	Evidence   []Evidence
+	// Rewritten is the answer with every numeric mismatch corrected to its
+	// one unambiguous source value; "" when no such correction exists.
+	Rewritten string
+}
+
+// Grounder checks an answer against its source (tool_result).
+type Grounder interface {
+	Check(answer, source string) GroundingResult
+}
+
+// Family is a built-in scanner and the policy family its hits belong to.
+// The engine skips a scanner in every stage where no rule addresses its
+// family or one of its policies.
+type Family struct {
+	Name    string // "pii", "secrets", "security"
+	Scanner Scanner
+}
+
+// Options builds an Engine. governance.New fills it with the shipped
+// scanners; tests pass their own.
+type Options struct {
+	Families []Family
+	Grounder Grounder // nil disables grounding
+	// CompileCustom turns an application's custom rules into one scanner
+	// whose hits carry "custom.<name>" or "topic.<name>" policies.
+	CompileCustom func([]CustomRule) (Scanner, error)
+}
+
+// Engine holds the scanners shared by every application. It has no state per
+// request and is safe for concurrent use; build one per process.
+type Engine struct {
+	opts Options
+	pool sync.Pool // *[]scan.Hit scratch buffers
+}
+
+// NewWith builds an engine from explicit scanners.
+func NewWith(opts Options) (*Engine, error) {
+	for i, f := range opts.Families {
+		if f.Scanner == nil || f.Name == "" {
+			return nil, fmt.Errorf("governance: family %d: name and scanner are required", i)
+		}
+		if f.Name == "custom" || f.Name == "topic" || f.Name == "grounding" {
+			return nil, fmt.Errorf("governance: family %q is reserved", f.Name)
+		}
+	}
+	e := &Engine{opts: opts}
+	e.pool.New = func() any { s := make([]scan.Hit, 0, 16); return &s }
+	return e, nil
+}
+
+// Compiled is one application's policy bound to the engine's scanners:
+// build it once per policy version and share it between requests.
+type Compiled struct {
+	eng      *Engine
+	policy   Policy
+	custom   Scanner
+	stages   [3]stageRules
+	fallback string
+}
+
+type stageRules struct {
+	stage    Stage
+	exact    map[string]Rule // by policy id
+	family   map[string]Rule // by family
+	families []Family        // built-in scanners that can fire here
+	custom   bool            // whether custom/topic hits can fire here
+}
+
+func stageIndex(s Stage) int {
+	switch s {
+	case StagePre:
+		return 0
+	case StagePost:
+		return 1
+	}
+	return 2
+}
+
+// Compile validates p and prepares it for Verify. The error is a user error
+// (the policy document), suitable for a 400.
+func (e *Engine) Compile(p Policy) (*Compiled, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Compiled{eng: e, policy: p, fallback: p.FallbackText}
+	if c.fallback == "" {
+		c.fallback = DefaultFallbackText
+	}
+	if len(p.Custom) > 0 {
+		if e.opts.CompileCustom == nil {
+			return nil, errors.New("policy: custom rules are not supported by this engine")
+		}
+		s, err := e.opts.CompileCustom(p.Custom)
+		if err != nil {
+			return nil, fmt.Errorf("policy: custom: %w", err)
+		}
+		c.custom = s
+	}
+	for i, st := range []Stage{StagePre, StagePost, StageTool} {
+		sr := stageRules{stage: st, exact: map[string]Rule{}, family: map[string]Rule{}}
+		addressed := map[string]bool{}
+		for _, r := range p.Rules {
+			if !r.appliesTo(st) {
+				continue
+			}
+			fam, _, dotted := strings.Cut(r.Match, ".")
+			addressed[fam] = true
+			// The first rule listed for a match wins.
+			if dotted {
+				if _, ok := sr.exact[r.Match]; !ok {
+					sr.exact[r.Match] = r
+				}
+			} else if _, ok := sr.family[r.Match]; !ok {
+				sr.family[r.Match] = r
+			}
+		}
+		for _, f := range e.opts.Families {
+			if addressed[f.Name] {
+				sr.families = append(sr.families, f)
+			}
+		}
+		sr.custom = c.custom != nil && (addressed["custom"] || addressed["topic"])
+		c.stages[i] = sr
+	}
+	return c, nil
+}
+
+func (r Rule) appliesTo(s Stage) bool {
+	if len(r.Stages) == 0 {
+		return true
+	}
+	for _, x := range r.Stages {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// rule returns the most specific rule for policy id in this stage: an exact
+// id beats its family.
+func (sr *stageRules) rule(policy string) (Rule, bool) {
+	if r, ok := sr.exact[policy]; ok {
+		return r, true
+	}
+	fam, _, _ := strings.Cut(policy, ".")
+	r, ok := sr.family[fam]
+	return r, ok
+}
+
+// DefaultMinConfidence applies to rules that leave min_confidence at 0.
+const DefaultMinConfidence = 0.5
+
+func (r Rule) minConfidence() float64 {
+	if r.MinConfidence == 0 {
+		return DefaultMinConfidence
+	}
+	return r.MinConfidence
+}
+
+// Policy returns the policy c was compiled from.
+func (c *Compiled) Policy() Policy { return c.policy }
+
+// Findings scans one text at one stage and returns its merged findings with
+// the actions the policy assigns (before escalation). Full Control uses it
+// for tool-role messages; Verify uses it for every stage.
+func (c *Compiled) Findings(stage Stage, text string) []Finding {
+	if text == "" {
+		return nil
+	}
+	sr := &c.stages[stageIndex(stage)]
+	if len(sr.families) == 0 && !sr.custom {
+		return nil
+	}
+	bufp := c.eng.pool.Get().(*[]scan.Hit)
+	hits := (*bufp)[:0]
+	for _, f := range sr.families {
+		hits = f.Scanner.Scan(text, hits)
+	}
+	if sr.custom {
+		hits = c.custom.Scan(text, hits)
+	}
+	var out []Finding
+	for i := range hits {
+		h := &hits[i]
+		r, ok := sr.rule(h.Policy)
+		if !ok || h.Confidence < r.minConfidence() {
+			continue
+		}
+		out = mergeHit(out, h, stage, r.Action, len(text))
+	}
+	clear(hits)
+	*bufp = hits[:0]
+	c.eng.pool.Put(bufp)
+	for i := range out {
+		out[i].Spans = normaliseSpans(out[i].Spans)
+	}
+	return out
+}
+
+func mergeHit(out []Finding, h *scan.Hit, stage Stage, a Action, n int) []Finding {
+	spans := make([]scan.Span, 0, len(h.Spans))
+	for _, sp := range h.Spans {
+		// Scanners are trusted, but a bad span must never panic a redaction.
+		if sp.Start >= 0 && sp.Start < sp.End && sp.End <= n {
+			spans = append(spans, sp)
+		}
+	}
+	for i := range out {
+		f := &out[i]
+		if f.Policy != h.Policy {
+			continue
+		}
+		if h.Severity.Weight() > f.Severity.Weight() {
+			f.Severity = h.Severity
+		}
+		f.Confidence = max(f.Confidence, h.Confidence)
+		f.Spans = append(f.Spans, spans...)
+		if f.placeholder == "" {
+			f.placeholder = h.Placeholder
+		}
+		return out
+	}
+	return append(out, Finding{
+		Policy: h.Policy, Severity: h.Severity, Confidence: h.Confidence,
+		Stage: stage, Action: a, Spans: spans, placeholder: h.Placeholder,
+	})
+}
+
+// normaliseSpans sorts spans and merges overlapping ones.
+func normaliseSpans(s []scan.Span) []scan.Span {
+	if len(s) < 2 {
+		return s
+	}
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].Start != s[j].Start {
+			return s[i].Start < s[j].Start
+		}
+		return s[i].End > s[j].End
+	})
+	out := s[:1]
+	for _, sp := range s[1:] {
+		last := &out[len(out)-1]
+		if sp.Start < last.End {
+			last.End = max(last.End, sp.End)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// Verify judges an answer under the policy: pre-flight on the prompt,
+// post-flight on the answer, the tool stage on the tool_result, and
+// grounding of the answer against the tool_result. Pure: the same input and
+// policy always give the same decision.
+func (c *Compiled) Verify(in Input) Decision {
+	var findings []Finding
+	findings = append(findings, c.Findings(StagePre, in.Prompt)...)
+	findings = append(findings, c.Findings(StagePost, in.Answer)...)
+	findings = append(findings, c.Findings(StageTool, in.ToolResult)...)
+
+	d := Decision{Governance: ActionAllow, Answer: in.Answer, Prompt: in.Prompt, MismatchType: MismatchNone}
+	var g GroundingResult
+	if c.policy.Grounding.Enabled && c.eng.opts.Grounder != nil && in.ToolResult != "" && in.Answer != "" {
+		g = c.eng.opts.Grounder.Check(in.Answer, in.ToolResult)
+		if f, ok := c.groundingFinding(g); ok {
+			findings = append(findings, f)
+			d.MismatchType = g.Mismatch
+			d.Explanation.Grounding = g.Evidence
+		}
+	}
+
+	// Escalate what cannot be done, then pick the strongest action.
+	for i := range findings {
+		f := &findings[i]
+		f.Action = c.effective(f, g, in.CanRegenerate)
+		if f.Action.weight() > d.Governance.weight() && !(f.Action == ActionRewrite && f.Stage != StagePost) {
+			d.Governance = f.Action
+		}
+	}
+	sortFindings(findings)
+	d.Findings = findings
+	d.RiskScore = riskScore(findings)
+	d.Reasons = reasons(findings)
+	if len(d.Reasons) > 0 {
+		d.Stage = d.Reasons[0].Stage
+	}
+
+	switch d.Governance {
+	case ActionBlock:
+		d.Answer = c.fallback
+		d.AnswerChanged = d.Answer != in.Answer
+	case ActionRewrite:
+		d.Answer, d.Explanation.Rewrites = c.rewriteAnswer(in.Answer, findings, g)
+		d.AnswerChanged = d.Answer != in.Answer
+	}
+	d.Prompt = redact(in.Prompt, findings, StagePre, nil)
+	d.Explanation.Summary = summary(d)
+	return d
+}
+
+// groundingFinding maps a grounding result to a finding, or false when the
+// answer is grounded or the policy ignores this mismatch.
+func (c *Compiled) groundingFinding(g GroundingResult) (Finding, bool) {
+	if g.Mismatch == "" || g.Mismatch == MismatchNone {
+		return Finding{}, false
+	}
+	policy := "grounding." + g.Mismatch
+	action := c.policy.Grounding.Action
+	if action == "" {
+		action = ActionRewrite
+	}
+	minConf := DefaultMinConfidence
+	if r, ok := c.stages[stageIndex(StagePost)].rule(policy); ok {
+		action, minConf = r.Action, r.minConfidence()
+	}
+	if g.Confidence < minConf {
+		return Finding{}, false
+	}
+	sev := scan.SeverityHigh
+	if g.Mismatch == MismatchUnsupported {
+		sev = scan.SeverityMedium
+	}
+	f := Finding{Policy: policy, Severity: sev, Confidence: g.Confidence, Stage: StagePost, Action: action}
+	for _, ev := range g.Evidence {
+		f.Spans = append(f.Spans, ev.AnswerSpan)
+	}
+	f.Spans = normaliseSpans(f.Spans)
+	return f, true
+}
+
+// effective is the action the engine can carry out for f: a rewrite needs
+// something to rewrite with (a placeholder, or a grounding correction), a
+// regenerate needs a caller that can regenerate.
+func (c *Compiled) effective(f *Finding, g GroundingResult, canRegenerate bool) Action {
+	rewritable := f.placeholder != "" && len(f.Spans) > 0
+	if strings.HasPrefix(f.Policy, "grounding.") {
+		rewritable = f.Policy == "grounding."+MismatchNumeric && g.Rewritten != ""
+	}
+	switch f.Action {
+	case ActionRewrite:
+		if rewritable {
+			return ActionRewrite
+		}
+		if canRegenerate {
+			return ActionRegenerate
+		}
+		return ActionBlock
+	case ActionRegenerate:
+		if canRegenerate {
+			return ActionRegenerate
+		}
+		if rewritable {
+			return ActionRewrite
+		}
+		return ActionBlock
+	}
+	return f.Action
+}
+
+// rewriteAnswer applies the grounding correction, then the redactions of the
+// answer's rewrite findings.
+func (c *Compiled) rewriteAnswer(answer string, findings []Finding, g GroundingResult) (string, []Rewrite) {
+	corrected := false
+	for _, f := range findings {
+		if f.Action == ActionRewrite && f.Policy == "grounding."+MismatchNumeric {
+			corrected = true
+		}
+	}
+	if !corrected {
+		var rw []Rewrite
+		out := redact(answer, findings, StagePost, &rw)
+		return out, rw
+	}
+	// The correction moves offsets: redact the corrected text by scanning it
+	// again with the post-flight rewrite policies.
+	text := g.Rewritten
+	var again []Finding
+	for _, f := range c.Findings(StagePost, text) {
+		if f.Action == ActionRewrite && f.placeholder != "" {
+			again = append(again, f)
+		}
+	}
+	rw := []Rewrite{}
+	for _, ev := range g.Evidence {
+		if ev.SourceText != "" {
+			rw = append(rw, Rewrite{Policy: "grounding." + MismatchNumeric, Span: ev.AnswerSpan, Replacement: ev.SourceText})
+		}
+	}
+	var red []Rewrite
+	text = redact(text, again, StagePost, &red)
+	return text, append(rw, red...)
+}
+
+// redact replaces the spans of the stage's rewrite findings with their
+// placeholders; overlapping spans of different policies merge and keep the
+// placeholder of the earliest, longest one.
+func redact(text string, findings []Finding, stage Stage, log *[]Rewrite) string {
+	type cut struct {
+		scan.Span
+		ph, policy string
+	}
+	var cuts []cut
+	for _, f := range findings {
+		if f.Stage != stage || f.Action != ActionRewrite || f.placeholder == "" {
+			continue
+		}
+		for _, sp := range f.Spans {
+			cuts = append(cuts, cut{sp, f.placeholder, f.Policy})
+		}
+	}
+	if len(cuts) == 0 {
+		return text
+	}
+	sort.Slice(cuts, func(i, j int) bool {
+		if cuts[i].Start != cuts[j].Start {
+			return cuts[i].Start < cuts[j].Start
+		}
+		return cuts[i].End > cuts[j].End
+	})
+	var b strings.Builder
+	b.Grow(len(text))
+	pos := 0
+	for i := 0; i < len(cuts); {
+		cu := cuts[i]
+		end := cu.End
+		j := i + 1
+		for ; j < len(cuts) && cuts[j].Start < end; j++ {
+			end = max(end, cuts[j].End)
+		}
+		if cu.Start < pos || end > len(text) {
+			i = j
+			continue
+		}
+		b.WriteString(text[pos:cu.Start])
+		b.WriteString(cu.ph)
+		if log != nil {
+			*log = append(*log, Rewrite{Policy: cu.policy, Span: scan.Span{Start: cu.Start, End: end}, Replacement: cu.ph})
+		}
+		pos = end
+		i = j
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}
+
+func sortFindings(f []Finding) {
+	sort.SliceStable(f, func(i, j int) bool {
+		a, b := f[i], f[j]
+		if a.Action.weight() != b.Action.weight() {
+			return a.Action.weight() > b.Action.weight()
+		}
+		if a.Severity.Weight() != b.Severity.Weight() {
+			return a.Severity.Weight() > b.Severity.Weight()
+		}
+		if a.Stage != b.Stage {
+			return stageIndex(a.Stage) < stageIndex(b.Stage)
+		}
+		return a.Policy < b.Policy
+	})
+}
+
+// reasons are the findings that changed the outcome (anything but allow),
+// strongest first.
+func reasons(f []Finding) []Reason {
+	out := []Reason{}
+	for _, x := range f {
+		if x.Action != ActionAllow {
+			out = append(out, Reason{Policy: x.Policy, Severity: x.Severity, Stage: x.Stage})
+		}
+	}
+	return out
+}
+
+// riskScore combines findings as independent evidence: 1 - prod(1 - c*w),
+// with w the severity weight (low 0.25 .. critical 1).
+func riskScore(f []Finding) float64 {
+	p := 1.0
+	for _, x := range f {
+		w := float64(x.Severity.Weight()) / 4
+		if w == 0 {
+			w = 0.5
+		}
+		c := min(max(x.Confidence, 0), 1)
+		p *= 1 - c*w
+	}
+	r := 1 - p
+	// Round to 4 decimals so the stored value is stable across platforms.
+	return float64(int(r*10000+0.5)) / 10000
+}
+
+func summary(d Decision) string {
+	if len(d.Reasons) == 0 {
+		if len(d.Findings) > 0 {
+			return fmt.Sprintf("allowed: %d finding(s) recorded, none requires action", len(d.Findings))
+		}
+		return "allowed: no policy fired"
+	}
+	r := d.Reasons[0]
+	verb := map[Action]string{
+		ActionRewrite: "rewritten", ActionRegenerate: "regenerate requested", ActionBlock: "blocked",
+	}[d.Governance]
+	if verb == "" {
+		verb = "allowed"
+	}
+	s := fmt.Sprintf("%s: %s (%s) in %s", verb, r.Policy, r.Severity, r.Stage)
+	if n := len(d.Reasons) - 1; n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	if len(d.Explanation.Grounding) > 0 {
+		s += "; " + d.Explanation.Grounding[0].Reason
+	}
+	return s
 }
