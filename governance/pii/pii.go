@@ -1,0 +1,616 @@
+// Package pii finds personal data with validated patterns: e-mail addresses,
+// phone numbers, payment cards (Luhn), US social security numbers (invalid
+// ranges rejected), IBANs (mod-97) and IP addresses. Like Presidio, a
+// candidate's confidence moves with the words around it ("phone", "card"
+// raise it; "order", "invoice" lower it).
+package pii
+
+import (
+	"net/netip"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// Policy ids and placeholders of the entities.
+const (
+	Email      = "pii.email"
+	Phone      = "pii.phone"
+	CreditCard = "pii.credit_card"
+	USSSN      = "pii.us_ssn"
+	IBAN       = "pii.iban"
+	IPAddress  = "pii.ip_address"
+)
+
+var placeholders = map[string]string{
+	Email: "[EMAIL]", Phone: "[PHONE]", CreditCard: "[CREDIT_CARD]", USSSN: "[US_SSN]",
+	IBAN: "[IBAN]", IPAddress: "[IP_ADDRESS]",
+}
+
+var severities = map[string]scan.Severity{
+	Email: scan.SeverityMedium, Phone: scan.SeverityMedium, CreditCard: scan.SeverityHigh,
+	USSSN: scan.SeverityHigh, IBAN: scan.SeverityHigh, IPAddress: scan.SeverityLow,
+}
+
+var (
+	ipv4RE  = regexp.MustCompile(`(?:\d{1,3}\.){3}\d{1,3}`)
+	ipv6RE  = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
+	ibanRE  = regexp.MustCompile(`[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?`)
+	ssnRE   = regexp.MustCompile(`\d{3}([- .]?)\d{2}([- .]?)\d{4}`)
+	cardRE  = regexp.MustCompile(`\d(?:[ -]?\d){11,18}`)
+	phoneRE = regexp.MustCompile(`(?:\+|00)?\(?\d[\d ().\-]{4,24}\d(?: ?(?:x|ext\.?|#) ?\d{1,6})?`)
+)
+
+// Scanner finds PII. The zero value is not usable; call New.
+type Scanner struct{}
+
+// New returns a scanner. It holds no state and is safe for concurrent use.
+func New() *Scanner { return &Scanner{} }
+
+type cand struct {
+	policy string
+	start  int
+	end    int
+	conf   float64
+	rank   int // tie-break: more specific entity types win overlaps
+}
+
+// Scan appends one hit per entity found in text.
+func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
+	var cs []cand
+	// Regexps run only on small windows around '@' and around digit
+	// clusters: Go's RE2 without a literal prefix scans at a few MB/s, and
+	// most text is neither.
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '@')
+		if j < 0 {
+			break
+		}
+		at := i + j
+		if st, en, ok := emailAt(text, at); ok {
+			cs = append(cs, cand{Email, st, en, context(text, st, en, 0.9, emailCtx, nil), 5})
+			i = en
+			continue
+		}
+		i = at + 1
+	}
+	for _, w := range digitWindows(text) {
+		// Cheap gates on the window before any regexp runs.
+		sub := text[w[0]:w[1]]
+		nd, dots, colons, letters := 0, 0, 0, 0
+		for i := 0; i < len(sub); i++ {
+			switch c := sub[i]; {
+			case c >= '0' && c <= '9':
+				nd++
+			case c == '.':
+				dots++
+			case c == ':':
+				colons++
+			case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+				letters++
+			}
+		}
+		if nd >= 12 && letters >= 2 {
+			cs = ibans(text, w, cs)
+		}
+		if nd >= 9 {
+			cs = ssns(text, w, cs)
+		}
+		if nd >= 12 {
+			cs = cards(text, w, cs)
+		}
+		if dots >= 3 || colons >= 2 {
+			cs = ips(text, w, cs)
+		}
+		if nd >= 7 {
+			cs = phones(text, w, cs)
+		}
+	}
+	return emit(cs, dst)
+}
+
+func localChar(c byte) bool {
+	return isAlnum(c) || strings.IndexByte("._%+-", c) >= 0
+}
+
+func domainChar(c byte) bool { return isAlnum(c) || c == '-' || c == '.' }
+
+// emailAt expands the address around the '@' at index at: a local part of
+// [A-Za-z0-9._%+-] (starting with a letter or digit, at most 64 bytes) and a
+// domain of dot-separated labels ending in a 2-24 letter TLD.
+func emailAt(text string, at int) (int, int, bool) {
+	st := at
+	for st > 0 && at-st < 64 && localChar(text[st-1]) {
+		st--
+	}
+	for st < at && !isAlnum(text[st]) {
+		st++
+	}
+	if st == at || (st > 0 && (text[st-1] == '_' || localChar(text[st-1]))) {
+		return 0, 0, false
+	}
+	en := at + 1
+	for en < len(text) && en-at < 256 && domainChar(text[en]) {
+		en++
+	}
+	// Drop trailing dots and hyphens (end of sentence).
+	for en > at+1 && (text[en-1] == '.' || text[en-1] == '-') {
+		en--
+	}
+	dom := text[at+1 : en]
+	dot := strings.LastIndexByte(dom, '.')
+	if dot <= 0 || strings.Contains(dom, "..") || dom[0] == '-' || dom[0] == '.' {
+		return 0, 0, false
+	}
+	tld := dom[dot+1:]
+	if len(tld) < 2 || len(tld) > 24 {
+		return 0, 0, false
+	}
+	for k := 0; k < len(tld); k++ {
+		if !(tld[k] >= 'a' && tld[k] <= 'z' || tld[k] >= 'A' && tld[k] <= 'Z') {
+			return 0, 0, false
+		}
+	}
+	if en < len(text) && (text[en] == '_' || text[en] == '@') {
+		return 0, 0, false
+	}
+	return st, en, true
+}
+
+// window is a byte range [0] to [1] of the text holding a digit cluster.
+type window [2]int
+
+// maxGap is the longest run of non-digits inside one cluster: IBAN bank codes
+// (4 letters), IPv6 hex groups, "(0)", " ext. ".
+const maxGap = 6
+
+// digitWindows returns the clusters of digits, each widened by a few bytes
+// for prefixes such as "+", "(", an IBAN country code.
+func digitWindows(text string) []window {
+	var out []window
+	start, last := -1, -1
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		if start >= 0 && i-last-1 > maxGap {
+			out = append(out, window{max(0, start-6), min(len(text), last+2)})
+			start = -1
+		}
+		if start < 0 {
+			start = i
+		}
+		last = i
+	}
+	if start >= 0 {
+		out = append(out, window{max(0, start-6), min(len(text), last+2)})
+	}
+	return out
+}
+
+func isAlnum(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// boundary: the match is not glued to letters or digits on either side.
+func boundary(text string, start, end int) bool {
+	if start > 0 && (isAlnum(text[start-1]) || text[start-1] == '_') {
+		return false
+	}
+	if end < len(text) && (isAlnum(text[end]) || text[end] == '_') {
+		return false
+	}
+	return true
+}
+
+func digitsOf(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			out = append(out, s[i])
+		}
+	}
+	return out
+}
+
+// emit resolves overlaps (higher rank, then higher confidence, then longer
+// wins) and appends the survivors in text order.
+func emit(cs []cand, dst []scan.Hit) []scan.Hit {
+	if len(cs) == 0 {
+		return dst
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].rank != cs[j].rank {
+			return cs[i].rank > cs[j].rank
+		}
+		if cs[i].conf != cs[j].conf {
+			return cs[i].conf > cs[j].conf
+		}
+		return cs[i].end-cs[i].start > cs[j].end-cs[j].start
+	})
+	kept := cs[:0:0]
+	for _, c := range cs {
+		ok := true
+		for _, k := range kept {
+			if c.start < k.end && k.start < c.end {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, c)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
+	for _, c := range kept {
+		dst = append(dst, scan.Hit{
+			Policy: c.policy, Severity: severities[c.policy], Confidence: c.conf,
+			Spans: []scan.Span{{Start: c.start, End: c.end}}, Placeholder: placeholders[c.policy],
+		})
+	}
+	return dst
+}
+
+// Context words, lower case, matched as whole words within a window before
+// (and shortly after) the candidate.
+var (
+	emailCtx   = []string{"email", "e-mail", "mail", "contact", "address"}
+	phoneCtx   = []string{"phone", "call", "tel", "telephone", "mobile", "cell", "fax", "contact", "reach", "whatsapp", "sms", "text", "dial", "ring"}
+	cardCtx    = []string{"card", "credit", "debit", "visa", "mastercard", "amex", "payment", "cc", "pay", "charge", "billing"}
+	ssnCtx     = []string{"ssn", "social", "security", "taxpayer", "tin"}
+	ibanCtx    = []string{"iban", "bank", "account", "transfer", "wire", "sepa"}
+	ipCtx      = []string{"ip", "address", "server", "host", "client", "network", "connect", "from", "login", "logged", "ping"}
+	negCommon  = []string{"order", "invoice", "isbn", "tracking", "ref", "reference", "serial", "sku", "part", "model", "version", "build", "ticket", "case", "po"}
+	negVersion = []string{"version", "v", "ver", "release", "build", "firmware"}
+)
+
+// context scores a candidate: base, raised by a positive word within 48
+// bytes before or 24 after, lowered by a negative word.
+func context(text string, start, end int, base float64, pos, neg []string) float64 {
+	lo := max(0, start-48)
+	hi := min(len(text), end+24)
+	before := strings.ToLower(text[lo:start])
+	after := strings.ToLower(text[end:hi])
+	conf := base
+	if hasWord(before, pos) || hasWord(after, pos) {
+		conf = min(1, base+0.3)
+	}
+	if len(neg) > 0 && hasWord(lastWords(before, 2), neg) {
+		conf = max(0, conf-0.45)
+	}
+	return conf
+}
+
+func lastWords(s string, n int) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') })
+	if len(f) > n {
+		f = f[len(f)-n:]
+	}
+	return strings.Join(f, " ")
+}
+
+func hasWord(s string, words []string) bool {
+	for _, w := range words {
+		i := 0
+		for {
+			j := strings.Index(s[i:], w)
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(w)
+			if (a == 0 || !isAlnum(s[a-1])) && (b == len(s) || !isAlnum(s[b])) {
+				return true
+			}
+			i = a + 1
+		}
+	}
+	return false
+}
+
+func ibans(text string, w window, cs []cand) []cand {
+	for _, m := range ibanRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
+		st, en := w[0]+m[0], w[0]+m[1]
+		// Trim a trailing partial group that glues to following text.
+		for en > st && !boundary(text, st, en) {
+			en--
+		}
+		if en-st < 15 || !boundary(text, st, en) {
+			continue
+		}
+		v := strings.ToUpper(strings.ReplaceAll(text[st:en], " ", ""))
+		if !validIBAN(v) {
+			continue
+		}
+		cs = append(cs, cand{IBAN, st, en, context(text, st, en, 0.85, ibanCtx, nil), 9})
+	}
+	return cs
+}
+
+// ibanLen is the IBAN length per country (SWIFT IBAN registry).
+var ibanLen = map[string]int{
+	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
+	"BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29,
+	"ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28,
+	"HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
+	"LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+	"MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29,
+	"RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28,
+	"TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+
+func validIBAN(v string) bool {
+	if n, ok := ibanLen[v[:2]]; !ok || n != len(v) {
+		return false
+	}
+	// Move the first four characters to the end, letters to 10..35, mod 97.
+	r := v[4:] + v[:4]
+	rem := 0
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			rem = (rem*100 + int(c-'A'+10)) % 97
+		default:
+			return false
+		}
+	}
+	return rem == 1
+}
+
+func ssns(text string, w window, cs []cand) []cand {
+	for _, m := range ssnRE.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1) {
+		for k := range m {
+			m[k] += w[0]
+		}
+		st, en := m[0], m[1]
+		if !boundary(text, st, en) {
+			continue
+		}
+		sep1, sep2 := text[m[2]:m[3]], text[m[4]:m[5]]
+		if sep1 != sep2 {
+			continue
+		}
+		d := string(digitsOf(text[st:en]))
+		if !validSSN(d) {
+			continue
+		}
+		base := 0.75
+		if sep1 == "" {
+			base = 0.3 // nine bare digits are SSNs only with context
+		}
+		if fakeSSN(d) {
+			base = 0.2
+		}
+		cs = append(cs, cand{USSSN, st, en, context(text, st, en, base, ssnCtx, negCommon), 8})
+	}
+	return cs
+}
+
+func validSSN(d string) bool {
+	area, group, serial := d[:3], d[3:5], d[5:]
+	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
+		return false
+	}
+	return true
+}
+
+func fakeSSN(d string) bool {
+	if d == "123456789" || d == "078051120" || d == "219099999" {
+		return true
+	}
+	return strings.Count(d, d[:1]) == len(d)
+}
+
+func cards(text string, w window, cs []cand) []cand {
+	for _, m := range cardRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
+		st, en := w[0]+m[0], w[0]+m[1]
+		if !boundary(text, st, en) {
+			continue
+		}
+		raw := text[st:en]
+		// Mixed separators are not a card layout.
+		if strings.Contains(raw, " ") && strings.Contains(raw, "-") {
+			continue
+		}
+		d := digitsOf(raw)
+		if len(d) < 12 || len(d) > 19 || !luhn(d) || !cardLayout(raw) || (st > 0 && text[st-1] == '+') {
+			continue
+		}
+		base := 0.6
+		if knownIIN(d) {
+			base = 0.85
+		}
+		cs = append(cs, cand{CreditCard, st, en, context(text, st, en, base, cardCtx, negCommon), 7})
+	}
+	return cs
+}
+
+// cardLayout accepts digits printed as cards are: unbroken, in groups of
+// four (the last shorter), or Amex's 4-6-5 / Diners' 4-6-4.
+func cardLayout(raw string) bool {
+	g := strings.FieldsFunc(raw, func(r rune) bool { return r == ' ' || r == '-' })
+	if len(g) == 1 {
+		return true
+	}
+	if len(g) == 3 && len(g[0]) == 4 && len(g[1]) == 6 && (len(g[2]) == 5 || len(g[2]) == 4) {
+		return true
+	}
+	for i, x := range g {
+		if len(x) != 4 && !(i == len(g)-1 && len(x) >= 1 && len(x) <= 4) {
+			return false
+		}
+	}
+	return true
+}
+
+func luhn(d []byte) bool {
+	sum, alt := 0, false
+	for i := len(d) - 1; i >= 0; i-- {
+		n := int(d[i] - '0')
+		if alt {
+			n *= 2
+			if n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+		alt = !alt
+	}
+	return sum%10 == 0
+}
+
+// knownIIN: issuer prefixes of the major networks (Visa, Mastercard, Amex,
+// Discover, JCB, Diners, Maestro, UnionPay).
+func knownIIN(d []byte) bool {
+	s := string(d)
+	switch {
+	case s[0] == '4':
+		return true
+	case s[:2] >= "51" && s[:2] <= "55", s[:4] >= "2221" && s[:4] <= "2720":
+		return true
+	case s[:2] == "34" || s[:2] == "37":
+		return true
+	case s[:4] == "6011" || s[:2] == "65" || s[:2] == "64":
+		return true
+	case s[:2] == "35" || s[:4] == "2131" || s[:4] == "1800":
+		return true
+	case s[:2] == "30" || s[:2] == "36" || s[:2] == "38":
+		return true
+	case s[:2] == "50" || s[:2] == "56" || s[:2] == "57" || s[:2] == "58" || s[:2] == "63" || s[:2] == "67" || s[:2] == "62":
+		return true
+	}
+	return false
+}
+
+func ips(text string, w window, cs []cand) []cand {
+	if strings.IndexByte(text[w[0]:w[1]], '.') >= 0 {
+		for _, m := range ipv4RE.FindAllStringIndex(text[w[0]:w[1]], -1) {
+			st, en := w[0]+m[0], w[0]+m[1]
+			if !boundary(text, st, en) || (en < len(text)-1 && text[en] == '.' && text[en+1] >= '0' && text[en+1] <= '9') ||
+				(st > 0 && text[st-1] == '.') {
+				continue
+			}
+			if _, err := netip.ParseAddr(text[st:en]); err != nil {
+				continue
+			}
+			conf := context(text, st, en, 0.7, ipCtx, nil)
+			if hasWord(lastWords(strings.ToLower(text[max(0, st-16):st]), 1), negVersion) || (st > 0 && (text[st-1] == 'v' || text[st-1] == 'V')) {
+				conf = 0.2
+			}
+			cs = append(cs, cand{IPAddress, st, en, conf, 6})
+		}
+	}
+	if strings.Count(text[w[0]:w[1]], ":") >= 2 {
+		for _, m := range ipv6RE.FindAllStringIndex(text[w[0]:w[1]], -1) {
+			st, en := w[0]+m[0], w[0]+m[1]
+			v := text[st:en]
+			if strings.Count(v, ":") < 2 || !boundary(text, st, en) {
+				continue
+			}
+			a, err := netip.ParseAddr(v)
+			if err != nil || !a.Is6() || !strings.ContainsAny(v, "abcdefABCDEF") && strings.Count(v, ":") < 4 {
+				continue
+			}
+			cs = append(cs, cand{IPAddress, st, en, context(text, st, en, 0.75, ipCtx, nil), 6})
+		}
+	}
+	return cs
+}
+
+var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
+
+var dateLike = regexp.MustCompile(`^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{4}|\d{2}))$`)
+
+func phones(text string, w window, cs []cand) []cand {
+	for _, m := range phoneRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
+		st, en := w[0]+m[0], w[0]+m[1]
+		// Trim separators the greedy class took at the edges, and an opening
+		// parenthesis never closed.
+		for en > st && strings.IndexByte(" \t\n\r.-(", text[en-1]) >= 0 {
+			en--
+		}
+		raw := text[st:en]
+		if strings.ContainsAny(raw, "\n\r\t") {
+			// A phone number does not span lines: keep the first line.
+			i := strings.IndexAny(raw, "\n\r\t")
+			en = st + i
+			for en > st && strings.IndexByte(" .-(", text[en-1]) >= 0 {
+				en--
+			}
+			raw = text[st:en]
+		}
+		if en-st < 7 || !boundary(text, st, en) || (st > 0 && (text[st-1] == '.' || text[st-1] == '/' || text[st-1] == '$' ||
+			text[st-1] == ',' && st >= 2 && text[st-2] >= '0' && text[st-2] <= '9')) {
+			continue
+		}
+		if strings.Count(raw, "(") != strings.Count(raw, ")") || dateLike.MatchString(raw) || datePrefix.MatchString(raw) {
+			continue
+		}
+		d := digitsOf(mainPart(raw))
+		if len(d) < 7 || len(d) > 15 {
+			continue
+		}
+		groups := strings.FieldsFunc(mainPart(raw), func(r rune) bool { return r < '0' || r > '9' })
+		sepd := len(groups) > 1
+		intl := raw[0] == '+' || strings.HasPrefix(raw, "00")
+		base := 0.4
+		switch {
+		case intl:
+			base = 0.8
+		case len(groups) == 2 && maxLen(groups) >= 6 && len(d) >= 10:
+			base = 0.6 // 0961-7596216
+		case len(groups) == 2:
+			// "17031 2202" is as often a street number and a postcode as a
+			// local number: only context makes it a phone.
+			base = 0.35
+		case sepd && len(groups) <= 6 && maxLen(groups) <= 5:
+			base = 0.65
+		case !sepd && len(d) >= 10 && len(d) <= 11:
+			base = 0.5
+		}
+		if len(groups) == 3 && len(groups[0]) == 3 && len(groups[1]) == 2 && len(groups[2]) == 4 {
+			base = 0.2 // the SSN layout (valid or not), not a phone layout
+		}
+		if sepd && allYears(groups) {
+			base = 0.1
+		}
+		if strings.Contains(raw, "..") || strings.Contains(raw, "--") {
+			base = 0.1
+		}
+		cs = append(cs, cand{Phone, st, en, context(text, st, en, base, phoneCtx, negCommon), 4})
+	}
+	return cs
+}
+
+// mainPart drops an extension (x123, ext. 12).
+func mainPart(raw string) string {
+	l := strings.ToLower(raw)
+	for _, k := range []string{"ext", "x", "#"} {
+		if i := strings.LastIndex(l, k); i > 0 {
+			return raw[:i]
+		}
+	}
+	return raw
+}
+
+func maxLen(g []string) int {
+	m := 0
+	for _, s := range g {
+		m = max(m, len(s))
+	}
+	return m
+}
+
+func allYears(g []string) bool {
+	for _, s := range g {
+		if len(s) != 4 || !(strings.HasPrefix(s, "19") || strings.HasPrefix(s, "20")) {
+			return false
+		}
+	}
+	return true
+}
