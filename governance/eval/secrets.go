@@ -1,0 +1,160 @@
+package eval
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+	"github.com/governance-gateway/gateway/governance/secrets"
+)
+
+// secretsCase is one labelled text of the project-written secrets corpus.
+type secretsCase struct {
+	text   string
+	secret bool
+}
+
+// secretsCorpus generates the corpus deterministically: format-correct FAKE
+// credentials of each vendor inside varied prose and code (positives), and
+// text that looks like credentials but is not (negatives). No real key.
+func secretsCorpus() []secretsCase {
+	r := rand.New(rand.NewPCG(7, 11))
+	pick := func(alpha string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alpha[r.IntN(len(alpha))]
+		}
+		return string(b)
+	}
+	const (
+		up    = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		b32   = up + "234567"
+		alnum = up + "abcdefghijklmnopqrstuvwxyz0123456789"
+		hex   = "0123456789abcdef"
+		b64   = alnum + "+/"
+		url   = alnum + "_-"
+	)
+	secretsFmt := []func() string{
+		func() string { return "AKIA" + pick(b32, 16) },
+		func() string { return "aws_secret_access_key = " + pick(b64, 40) },
+		func() string { return "ghp_" + pick(alnum, 36) },
+		func() string { return "github_pat_" + pick(alnum+"_", 82) },
+		func() string { return "glpat-" + pick(url, 20) },
+		func() string { return "xoxb-" + pick("0123456789", 12) + "-" + pick("0123456789", 13) + "-" + pick(alnum, 24) },
+		func() string { return "https://hooks.slack.com/services/T" + pick(up, 8) + "/B" + pick(up, 8) + "/" + pick(alnum, 24) },
+		func() string { return "sk_live_" + pick(alnum, 24) },
+		func() string { return "sk-ant-api03-" + pick(url, 93) + "AA" },
+		func() string { return "sk-proj-" + pick(url, 48) + "T3BlbkFJ" + pick(url, 48) },
+		func() string { return "AIza" + pick(url, 35) },
+		func() string { return `"private_key_id": "` + pick(hex, 40) + `"` },
+		func() string { return "AccountKey=" + pick(b64, 86) + "==" },
+		func() string { return "SK" + pick(hex, 32) },
+		func() string { return "SG." + pick(url, 22) + "." + pick(url, 43) },
+		func() string { return "npm_" + pick(alnum, 36) },
+		func() string { return "pypi-AgEIcHlwaS5vcmc" + pick(url, 60) },
+		func() string {
+			return "eyJhbGciOiJIUzI1NiJ9.eyJ" + pick(url, 30) + "." + pick(url, 43)
+		},
+		func() string {
+			return "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + pick(b64, 64) + "\n" + pick(b64, 64) + "\n-----END RSA PRIVATE KEY-----"
+		},
+		func() string { return "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA" + pick(b64, 60) + "\n-----END OPENSSH PRIVATE KEY-----" },
+		func() string { return "postgres://admin:" + pick(alnum, 14) + "@db.internal:5432/app" },
+		func() string { return `password = "` + pick(alnum+"!#%", 16) + `"` },
+		func() string { return `api_key: "` + pick(alnum, 32) + `"` },
+		func() string { return "auth token is " + pick(alnum, 40) },
+	}
+	frames := []string{
+		"Here is the config you asked for: %s",
+		"export CRED=%s\nrun ./deploy.sh",
+		"I found this in the logs: %s. Should I rotate it?",
+		"```\n%s\n```",
+		"The value was %s and it worked.",
+	}
+	var out []secretsCase
+	for i, f := range secretsFmt {
+		for j := 0; j < 3; j++ {
+			out = append(out, secretsCase{fmt.Sprintf(frames[(i+j)%len(frames)], f()), true})
+		}
+	}
+	negatives := []string{
+		"The meeting is at 10am; bring the quarterly report.",
+		"Request id 550e8400-e29b-41d4-a716-446655440000 failed with status 500.",
+		"Fixed in commit 3f2a9c1b7d4e5f60718293a4b5c6d7e8f9012345 on main.",
+		"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"Set OPENAI_API_KEY to your key, e.g. sk-... (never commit it).",
+		`api_key: "<YOUR_API_KEY>"`,
+		`password = "changeme"`,
+		"password: ${DB_PASSWORD}",
+		"The token bucket refills at 100 tokens per second.",
+		"Use a secret manager instead of hard-coding credentials.",
+		"https://example.com/docs/api/authentication",
+		"postgres://localhost:5432/app",
+		"The answer is [SECRET] as redacted.",
+		"func hash(key string) uint64 { return xxhash.Sum64String(key) }",
+		"Our API key rotation policy is every 90 days.",
+		"Monkey business: the keyboard key was stuck.",
+		"data:image/png;base64,iVBORw0KGgo= is a tiny image",
+		"The ISBN is 978-3-16-148410-0 and the price 12.99.",
+		"ssh-rsa public keys are fine to share: ssh-rsa AAAAB3NzaC1yc2E user@host",
+		"Authorization: Bearer <token>",
+		"The DNA sequence ACGTACGTTAGCATCGATCGATCGATGCTAGCTAGCATCG was aligned.",
+		"Version 2.14.3-beta.7+build.2201 is out.",
+		"token = os.environ['API_TOKEN']",
+		"secret: {{ .Values.secret }}",
+		"Passwords must have at least 12 characters.",
+		"AKIA is the prefix of AWS access keys; do not paste yours.",
+		"The function returns a JWT; decode it with jwt.io.",
+		"Call us at +1 415 555 0100 about billing.",
+		"Paths like /usr/local/lib/python3.11/site-packages are normal.",
+		"git checkout -b feature/token-refresh",
+	}
+	for _, n := range negatives {
+		out = append(out, secretsCase{n, false})
+	}
+	return out
+}
+
+// Secrets measures the secrets scanner on the project-written corpus.
+func Secrets() ([]Table, error) {
+	s := secrets.New()
+	row := Row{Label: "project corpus (72 fake credentials of 24 formats, 30 look-alikes)", Target: "P>=0.95 R>=0.95"}
+	var hits []scan.Hit
+	var misses []string
+	for _, c := range secretsCorpus() {
+		hits = s.Scan(c.text, hits[:0])
+		got := false
+		for _, h := range hits {
+			got = got || h.Confidence >= 0.5
+		}
+		switch {
+		case got && c.secret:
+			row.TP++
+		case got:
+			row.FP++
+			misses = append(misses, "FP: "+firstLine(c.text))
+		case c.secret:
+			row.FN++
+			misses = append(misses, "FN: "+firstLine(c.text))
+		default:
+			row.TN++
+		}
+	}
+	row.Pass = row.Precision() >= 0.95 && row.Recall() >= 0.95
+	notes := []string{"No public labelled set ships with the datasets: this corpus is generated by the project (governance/eval/secrets.go) with fake, format-correct keys; it checks coverage and false alarms, it is not an independent benchmark."}
+	if len(misses) > 0 {
+		notes = append(notes, "Errors: "+strings.Join(misses, "; "))
+	}
+	return []Table{{Category: "Secrets (project corpus)", Rows: []Row{row}, Notes: notes}}, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+// Package secrets finds credentials: vendor API keys and tokens, private
+// keys, credentials in URLs and assignments, and high-entropy strings next to
+// a credential keyword. Coverage follows gitleaks' default rules and
+// detect-secrets' plugins for the common vendors. Every rule has a literal
+// gate (a prefix or keyword) checked with strings.Contains before its
+// regexp runs, so clean text costs a handful of substring searches.
+package secrets
+
+import (
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// Placeholder replaces a secret when a policy rewrites instead of blocking.
+const Placeholder = "[SECRET]"
+
+type rule struct {
+	id    string // policy id suffix: secrets.<id>
+	gates []string
+	re    *regexp.Regexp
+	group int // submatch holding the secret (0: whole match)
+	sev   scan.Severity
+	conf  float64
+	// entropy, when > 0, is the minimum Shannon entropy (bits/char) of the
+	// secret; it filters placeholders such as "changeme" or "xxxxxxxx".
+	entropy float64
+	// foldGates matches gates case-insensitively.
+	foldGates bool
+	// wordStart requires a word boundary before the match. It is checked by
+	// hand: a leading \b in the pattern would stop Go's regexp from jumping
+	// to the literal prefix and make it scan every byte.
+	wordStart bool
+}
+
+var rules = []rule{
+	{id: "aws_access_key_id", gates: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, re: regexp.MustCompile(`(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.95},
+	{id: "aws_secret_access_key", gates: []string{"aws", "AWS"}, foldGates: true, re: regexp.MustCompile(`(?i)aws.{0,20}?(?:secret|key).{0,20}?['"=:\s]\s*([A-Za-z0-9/+]{40})\b`), group: 1, sev: scan.SeverityCritical, conf: 0.9, entropy: 3.5},
+	{id: "github_token", gates: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,255}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
+	{id: "github_token", gates: []string{"github_pat_"}, re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{82}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
+	{id: "gitlab_token", gates: []string{"glpat-"}, re: regexp.MustCompile(`glpat-[A-Za-z0-9_\-]{20,}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
+	{id: "slack_token", gates: []string{"xox"}, re: regexp.MustCompile(`xox[baprse]-[0-9A-Za-z-]{10,250}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95},
+	{id: "slack_webhook", gates: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,100}`), sev: scan.SeverityHigh, conf: 0.95},
+	{id: "stripe_key", gates: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"}, re: regexp.MustCompile(`[sr]k_(?:live|test)_[0-9A-Za-z]{20,247}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
+	{id: "anthropic_api_key", gates: []string{"sk-ant-"}, re: regexp.MustCompile(`sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,120}`), wordStart: true, sev: scan.SeverityCritical, conf: 0.98},
+	{id: "openai_api_key", gates: []string{"sk-"}, re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}T3BlbkFJ[A-Za-z0-9_\-]{20,200}\b|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,200}\b|\bsk-[A-Za-z0-9]{48}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.95},
+	{id: "google_api_key", gates: []string{"AIza"}, re: regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95},
+	{id: "gcp_service_account", gates: []string{"private_key_id"}, re: regexp.MustCompile(`"private_key_id"\s*:\s*"([0-9a-f]{40})"`), group: 1, sev: scan.SeverityCritical, conf: 0.95},
+	{id: "azure_storage_key", gates: []string{"AccountKey="}, re: regexp.MustCompile(`AccountKey=([A-Za-z0-9+/]{86}==)`), group: 1, sev: scan.SeverityCritical, conf: 0.95},
+	{id: "twilio", gates: []string{"SK", "AC"}, re: regexp.MustCompile(`(?:SK|AC)[0-9a-f]{32}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.8},
+	{id: "sendgrid", gates: []string{"SG."}, re: regexp.MustCompile(`SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.97},
+	{id: "npm_token", gates: []string{"npm_"}, re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95},
+	{id: "pypi_token", gates: []string{"pypi-AgE"}, re: regexp.MustCompile(`pypi-AgE[A-Za-z0-9_\-]{50,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.97},
+	{id: "huggingface_token", gates: []string{"hf_"}, re: regexp.MustCompile(`hf_[A-Za-z]{34}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
+	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
+	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
+	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "credential"}, foldGates: true,
+		re: regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|client[_\-]?secret|credentials?)\b["']?\s*(?:[:=]|=>|:=)\s*["']([^"'\s]{8,200})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0},
+}
+
+var highEntropyRE = regexp.MustCompile(`(?i)\b(?:key|token|secret|password|passwd|credential|auth|bearer)\w*\b["']?\s*(?:[:=]|=>|is)?\s*["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
+
+// Scanner finds secrets. New returns a ready scanner; it holds no mutable
+// state and is safe for concurrent use.
+type Scanner struct{}
+
+// New returns a scanner.
+func New() *Scanner { return &Scanner{} }
+
+// Scan appends one hit per secret found in text.
+func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
+	var lower string // computed once, only when a rule needs folded gates
+	n0 := len(dst)
+	for i := range rules {
+		r := &rules[i]
+		if !gated(text, &lower, r) {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			st, en := m[2*r.group], m[2*r.group+1]
+			if st < 0 || r.wordStart && m[0] > 0 && isWord(text[m[0]-1]) {
+				continue
+			}
+			v := text[st:en]
+			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) {
+				continue
+			}
+			dst = addHit(dst, n0, "secrets."+r.id, r.sev, r.conf, st, en)
+		}
+	}
+	if gated(text, &lower, &rule{gates: []string{"key", "token", "secret", "password", "passwd", "credential", "auth", "bearer"}, foldGates: true}) {
+		for _, m := range highEntropyRE.FindAllStringSubmatchIndex(text, -1) {
+			st, en := m[2], m[3]
+			v := text[st:en]
+			if isHex(v) {
+				if len(v) < 32 || entropy(v) < 3.0 || looksLikeHashContext(text, st) {
+					continue
+				}
+			} else if entropy(v) < 4.5 || !mixedClasses(v) || placeholderLike(v) {
+				continue
+			}
+			dst = addHit(dst, n0, "secrets.high_entropy", scan.SeverityMedium, 0.7, st, en)
+		}
+	}
+	return dst
+}
+
+func gated(text string, lower *string, r *rule) bool {
+	for _, g := range r.gates {
+		if r.foldGates {
+			if *lower == "" {
+				*lower = strings.ToLower(text)
+			}
+			if strings.Contains(*lower, strings.ToLower(g)) {
+				return true
+			}
+		} else if strings.Contains(text, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// addHit appends a hit unless a hit of this call already covers the span
+// (a vendor rule beats the generic ones that run after it).
+func addHit(dst []scan.Hit, n0 int, policy string, sev scan.Severity, conf float64, st, en int) []scan.Hit {
+	for _, h := range dst[n0:] {
+		sp := h.Spans[0]
+		if st < sp.End && sp.Start < en {
+			return dst
+		}
+	}
+	return append(dst, scan.Hit{Policy: policy, Severity: sev, Confidence: conf,
+		Spans: []scan.Span{{Start: st, End: en}}, Placeholder: Placeholder})
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	h, n := 0.0, float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+func isWord(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// mixedClasses: generated credentials mix at least digits and letters.
+func mixedClasses(s string) bool {
+	var d, l bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		d = d || c >= '0' && c <= '9'
+		l = l || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return d && l
+}
+
+// placeholderLike rejects documentation values: <YOUR_KEY>, xxxx, ****,
+// "example", our own redaction markers.
+func placeholderLike(v string) bool {
+	l := strings.ToLower(v)
+	for _, p := range []string{"your", "example", "xxxx", "****", "....", "changeme", "placeholder", "redacted", "dummy", "sample", "<", "${", "{{"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeHashContext: a hex digest labelled as a hash or commit.
+func looksLikeHashContext(text string, st int) bool {
+	l := strings.ToLower(text[max(0, st-40):st])
+	for _, w := range []string{"sha", "md5", "hash", "commit", "digest", "checksum", "etag"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
