@@ -41,8 +41,12 @@ func secretsCorpus() []secretsCase {
 		func() string { return "ghp_" + pick(alnum, 36) },
 		func() string { return "github_pat_" + pick(alnum+"_", 82) },
 		func() string { return "glpat-" + pick(url, 20) },
-		func() string { return "xoxb-" + pick("0123456789", 12) + "-" + pick("0123456789", 13) + "-" + pick(alnum, 24) },
-		func() string { return "https://hooks.slack.com/services/T" + pick(up, 8) + "/B" + pick(up, 8) + "/" + pick(alnum, 24) },
+		func() string {
+			return "xoxb-" + pick("0123456789", 12) + "-" + pick("0123456789", 13) + "-" + pick(alnum, 24)
+		},
+		func() string {
+			return "https://hooks.slack.com/services/T" + pick(up, 8) + "/B" + pick(up, 8) + "/" + pick(alnum, 24)
+		},
 		func() string { return "sk_live_" + pick(alnum, 24) },
 		func() string { return "sk-ant-api03-" + pick(url, 93) + "AA" },
 		func() string { return "sk-proj-" + pick(url, 48) + "T3BlbkFJ" + pick(url, 48) },
@@ -59,7 +63,9 @@ func secretsCorpus() []secretsCase {
 		func() string {
 			return "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + pick(b64, 64) + "\n" + pick(b64, 64) + "\n-----END RSA PRIVATE KEY-----"
 		},
-		func() string { return "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA" + pick(b64, 60) + "\n-----END OPENSSH PRIVATE KEY-----" },
+		func() string {
+			return "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA" + pick(b64, 60) + "\n-----END OPENSSH PRIVATE KEY-----"
+		},
 		func() string { return "postgres://admin:" + pick(alnum, 14) + "@db.internal:5432/app" },
 		func() string { return `password = "` + pick(alnum+"!#%", 16) + `"` },
 		func() string { return `api_key: "` + pick(alnum, 32) + `"` },

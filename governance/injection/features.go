@@ -1,0 +1,311 @@
+package injection
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Dims is the number of hashed feature buckets of the model.
+const Dims = 1 << 17
+
+// FeatureVersion changes whenever Features changes; the model header
+// carries it so a stale model is refused instead of silently misread.
+const FeatureVersion = 1
+
+// maxFeatureBytes caps the text the classifier reads: attacks show
+// themselves early and long documents would only dilute the n-grams. The
+// heuristics still read the whole text.
+const maxFeatureBytes = 16 << 10
+
+// Normalize undoes the usual obfuscations: compatibility forms (fullwidth,
+// ligatures) via NFKC, invisible characters (zero-width, bidi controls, tag
+// characters), case, and runs of spacing inside words ("i g n o r e").
+func Normalize(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, " ")
+	}
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
+			r == 0xFEFF, r >= 0xE0000 && r <= 0xE007F, r == 0x00AD:
+			continue
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(unicode.ToLower(homoglyph(r)))
+		}
+	}
+	return collapseSpaced(b.String())
+}
+
+// homoglyph maps Cyrillic and Greek look-alikes of Latin letters.
+func homoglyph(r rune) rune {
+	switch r {
+	case 'а', 'А', 'α':
+		return 'a'
+	case 'е', 'Е', 'ε':
+		return 'e'
+	case 'о', 'О', 'ο', 'Ο':
+		return 'o'
+	case 'р', 'Р', 'ρ':
+		return 'p'
+	case 'с', 'С':
+		return 'c'
+	case 'у', 'У':
+		return 'y'
+	case 'х', 'Х', 'χ':
+		return 'x'
+	case 'і', 'І', 'ι':
+		return 'i'
+	case 'ѕ', 'Ѕ':
+		return 's'
+	case 'ԁ':
+		return 'd'
+	case 'ν':
+		return 'v'
+	case 'т', 'Т', 'τ':
+		return 't'
+	case 'к', 'К', 'κ':
+		return 'k'
+	case 'м', 'М':
+		return 'm'
+	case 'н', 'Н':
+		return 'h'
+	case 'в', 'В':
+		return 'b'
+	}
+	return r
+}
+
+var spacedRE = regexp.MustCompile(`\b(?:[a-z] ){3,}[a-z]\b`)
+
+// collapseSpaced joins "i g n o r e" into "ignore".
+func collapseSpaced(s string) string {
+	if !hasSpacedLetters(s) {
+		return s
+	}
+	return spacedRE.ReplaceAllStringFunc(s, func(m string) string { return strings.ReplaceAll(m, " ", "") })
+}
+
+// hasSpacedLetters reports a run of three single letters separated by one
+// space ("a b c"), the only input collapseSpaced changes.
+func hasSpacedLetters(s string) bool {
+	run := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] >= 'a' && s[i] <= 'z' && (i == 0 || s[i-1] == ' ') && s[i+1] == ' ' {
+			run++
+			if run >= 3 {
+				return true
+			}
+			i++
+			continue
+		}
+		run = 0
+	}
+	return false
+}
+
+var leet = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t", "@", "a", "$", "s", "!", "i")
+
+// Deleet maps leetspeak digits and symbols to letters.
+func Deleet(s string) string { return leet.Replace(s) }
+
+// FNV-1a, inlined so hashing a feature allocates nothing.
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+func fnvAdd(h uint32, s string) uint32 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+func bucket(s string) uint32 { return fnvAdd(fnvOffset, s) % Dims }
+
+// bucket3 hashes a+b+c as one string without building it.
+func bucket3(a, b, c string) uint32 {
+	return fnvAdd(fnvAdd(fnvAdd(fnvOffset, a), b), c) % Dims
+}
+
+// Features returns the hashed feature indices of an already normalised
+// text: word unigrams and bigrams, character 4-grams, and the named
+// heuristic signals (each its own feature, so the model learns their
+// weights).
+func Features(norm string, signals []string) []uint32 {
+	if len(norm) > maxFeatureBytes {
+		norm = norm[:maxFeatureBytes]
+	}
+	out := make([]uint32, 0, len(norm)/2+len(signals)+8)
+	words := strings.FieldsFunc(norm, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	prev := "<s>"
+	for _, w := range words {
+		out = append(out, bucket3("w:", w, ""), bucket3("b:", prev+" ", w))
+		prev = w
+	}
+	compact := strings.Join(words, " ")
+	for i := 0; i+4 <= len(compact); i++ {
+		out = append(out, bucket3("c:", compact[i:i+4], ""))
+	}
+	for _, s := range signals {
+		out = append(out, bucket3("h:", s, ""))
+	}
+	out = append(out, bucket("bias"))
+	return out
+}
+
+// Signal patterns: the structure and phrases of known attack families. They
+// feed the model as features and also decide the hit's policy and span.
+var signalREs = []struct {
+	name string
+	// triggers gate the regexp: it runs only on windows around their
+	// occurrences, which keeps ordinary prose at substring-search cost.
+	triggers []string
+	re       *regexp.Regexp
+}{
+	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|initial|original)\b[^.\n]{0,30}\b(?:instructions?|rules?|directions?|prompts?|guidelines?|context|constraints?|messages?|programming|policies|restrictions)\b`)},
+	{"new_instructions", []string{"instruction", "task", "rule", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`)},
+	{"extraction", []string{"prompt", "instruction", "rule", "guideline", "secret", "password", "api key", "confidential"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines)|secret (?:key|code|word|password)|the password|api key|confidential)\b`)},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbr", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "without", "character", "evil", "opposite", "god mode", "aim", "machiavell"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|filters|rules|ethics|morals)|without (?:any )?(?:restrictions|limitations|filters|censorship)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`)},
+	{"roleplay", []string{"you are now", "act as", "pretend", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`)},
+	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`)},
+	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`)},
+	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`)},
+	{"no_refusal", []string{"refuse", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`)},
+}
+
+var b64RE = regexp.MustCompile(`[A-Za-z0-9+/]{24,}={0,2}`)
+
+// Signals returns the names of the heuristic signals present in the
+// normalised text, in its de-leeted view, and in base64 payloads of the raw
+// text (lower-casing would corrupt base64, hence both texts).
+func Signals(raw, normText string) []string {
+	var out []string
+	views := []string{normText}
+	if strings.ContainsAny(normText, "013457@$!") {
+		views = append(views, Deleet(normText))
+	}
+	for _, v := range views {
+		for _, s := range signalREs {
+			if !contains(out, s.name) && matchNear(v, s.triggers, s.re) {
+				out = append(out, s.name)
+			}
+		}
+	}
+	if d := decodedPayloads(raw); d != "" {
+		// Decoded payloads are short: match them whole.
+		out = append(out, "encoded_payload")
+		for _, s := range signalREs {
+			if s.re.MatchString(d) {
+				out = append(out, "encoded_"+s.name)
+			}
+		}
+	}
+	return out
+}
+
+// signalWindow is how far around a trigger a signal regexp looks.
+const signalWindow = 200
+
+// matchNear runs re on windows around each trigger occurrence in text.
+func matchNear(text string, triggers []string, re *regexp.Regexp) bool {
+	lastEnd := -1
+	for _, t := range triggers {
+		for i := 0; i < len(text); {
+			j := strings.Index(text[i:], t)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			st, en := max(0, at-signalWindow), min(len(text), at+len(t)+signalWindow)
+			if en > lastEnd || st < lastEnd-2*signalWindow {
+				if re.MatchString(text[st:en]) {
+					return true
+				}
+				lastEnd = en
+			}
+			i = at + len(t) + signalWindow/2
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// decodedPayloads decodes up to 4 base64 runs (4 KiB each) that decode to
+// mostly printable text and returns them lower-cased.
+func decodedPayloads(text string) string {
+	if !hasBase64Run(text) {
+		return ""
+	}
+	var out []string
+	for _, m := range b64RE.FindAllString(text, 4) {
+		if len(m) > 4096 {
+			m = m[:4096]
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+			d, err := enc.DecodeString(strings.TrimRight(m, "=") + pad(m, enc))
+			if err == nil && printable(d) {
+				out = append(out, strings.ToLower(string(d)))
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// hasBase64Run reports a run of 24 or more base64 alphabet bytes.
+func hasBase64Run(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
+			run++
+			if run >= 24 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+func pad(m string, enc *base64.Encoding) string {
+	if enc == base64.RawStdEncoding {
+		return ""
+	}
+	n := len(strings.TrimRight(m, "="))
+	return strings.Repeat("=", (4-n%4)%4)
+}
+
+func printable(b []byte) bool {
+	if len(b) < 12 || !utf8.Valid(b) {
+		return false
+	}
+	n := 0
+	for _, c := range string(b) {
+		if unicode.IsPrint(c) || c == '\n' {
+			n++
+		}
+	}
+	return n*10 >= utf8.RuneCount(b)*9
+}
