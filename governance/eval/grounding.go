@@ -1,0 +1,137 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"github.com/governance-gateway/gateway/governance/grounding"
+)
+
+type summEdit struct {
+	Doc             string   `json:"doc"`
+	Summary         string   `json:"summary"`
+	OriginalSummary string   `json:"original_summary"`
+	Label           int      `json:"label"`
+	EditTypes       []string `json:"edit_types"`
+}
+
+var digitsRE = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
+
+// numericEdit: the edit changed a number versus the original summary.
+func numericEdit(r summEdit) bool {
+	return !slices.Equal(digitsRE.FindAllString(r.Summary, -1), digitsRE.FindAllString(r.OriginalSummary, -1))
+}
+
+// expectedType maps SummEdits edit types to a mismatch type (datasets README).
+func expectedType(r summEdit) string {
+	switch {
+	case numericEdit(r):
+		return grounding.Numeric
+	case slices.Contains(r.EditTypes, "negation_insertion_removal") || slices.Contains(r.EditTypes, "antonym_swap"):
+		return grounding.Contradiction
+	case slices.Contains(r.EditTypes, "hallucinated_fact_insertion"):
+		return grounding.Unsupported
+	}
+	return ""
+}
+
+// Grounding measures the checker on SummEdits (summary vs document) and
+// HaluEval QA (answer vs knowledge). Positive = inconsistent / hallucinated;
+// flagged = any mismatch type other than none.
+func Grounding(datasetsDir string) ([]Table, error) {
+	c := grounding.New()
+	dir := filepath.Join(datasetsDir, "grounding")
+	tab := Table{Category: "Grounding (answer vs source)"}
+	overall := Row{Label: "SummEdits all files (consistent vs inconsistent)", Target: "bal.acc>=0.70"}
+	numeric := Row{Label: "SummEdits numeric-edit rows vs consistent rows", Target: "bal.acc>=0.90"}
+	typeOK, typeAll := 0, 0
+	var perFile []Row
+	for _, f := range []string{"sales_email", "samsum", "scitldr"} {
+		path := filepath.Join(dir, "summedits_"+f+".json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		var rows []summEdit
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", path, err)
+		}
+		row := Row{Label: "SummEdits " + f, Target: "bal.acc>=0.70"}
+		for _, r := range rows {
+			res := c.Check(r.Summary, r.Doc)
+			flagged := res.Mismatch != grounding.None
+			inconsistent := r.Label == 0
+			count(&row, inconsistent, flagged)
+			count(&overall, inconsistent, flagged)
+			if !inconsistent || numericEdit(r) {
+				count(&numeric, inconsistent, flagged)
+			}
+			if inconsistent {
+				if want := expectedType(r); want != "" {
+					typeAll++
+					if res.Mismatch == want {
+						typeOK++
+					}
+				}
+			}
+		}
+		row.Pass = row.BalancedAccuracy() >= 0.70
+		perFile = append(perFile, row)
+	}
+	overall.Pass = overall.BalancedAccuracy() >= 0.70
+	numeric.Pass = numeric.BalancedAccuracy() >= 0.90
+
+	halu := Row{Label: "HaluEval QA (right vs hallucinated answer)", Target: "bal.acc>=0.85"}
+	path := filepath.Join(dir, "halueval_qa_one_turn.json")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r struct {
+			Knowledge    string `json:"knowledge"`
+			Right        string `json:"right_answer"`
+			Hallucinated string `json:"hallucinated_answer"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", path, err)
+		}
+		count(&halu, false, c.Check(r.Right, r.Knowledge).Mismatch != grounding.None)
+		count(&halu, true, c.Check(r.Hallucinated, r.Knowledge).Mismatch != grounding.None)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	halu.Pass = halu.BalancedAccuracy() >= 0.85
+
+	tab.Rows = append([]Row{numeric}, perFile...)
+	tab.Rows = append(tab.Rows, overall, halu)
+	tab.Notes = []string{
+		"Positive = inconsistent summary / hallucinated answer; flagged = mismatch_type other than none. Targets are on balanced accuracy.",
+		"Numeric-edit rows: inconsistent rows whose summary's numbers differ from original_summary's, against all consistent rows of the three files.",
+		fmt.Sprintf("Mismatch type agreement on inconsistent SummEdits rows with a mapped edit type (numeric / negation+antonym -> contradiction / hallucinated fact -> unsupported): %d of %d (%.1f%%).", typeOK, typeAll, 100*ratio(typeOK, typeAll)),
+		"Published balanced accuracy on SummEdits: SummaC-Conv 57.1, QAFactEval 65.5, GPT-4 82.1.",
+	}
+	return []Table{tab}, nil
+}
+
+func count(r *Row, positive, flagged bool) {
+	switch {
+	case positive && flagged:
+		r.TP++
+	case positive:
+		r.FN++
+	case flagged:
+		r.FP++
+	default:
+		r.TN++
+	}
+}

@@ -1,0 +1,103 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseQuantity(t *testing.T) {
+	tests := []struct {
+		raw  string
+		v    float64
+		kind byte
+	}{
+		{"1.2 million", 1.2e6, 'n'},
+		{"1,200,000", 1.2e6, 'n'},
+		{"$1.2M", 1.2e6, '$'},
+		{"12%", 12, '%'},
+		{"12 percent", 12, '%'},
+		{"€3bn", 3e9, '$'},
+		{"2024", 2024, 'y'},
+		{"5 mln", 5e6, 'n'},
+	}
+	for _, tt := range tests {
+		v, kind, ok := parseQuantity(tt.raw)
+		require.True(t, ok, tt.raw)
+		require.InDelta(t, tt.v, v, 1e-6, tt.raw)
+		require.Equal(t, tt.kind, kind, tt.raw)
+	}
+	require.True(t, closeTo(1.2e6, 1_187_000), "stated rounding is tolerated")
+	require.False(t, closeTo(12, 15))
+}
+
+func TestCheck(t *testing.T) {
+	src := "Revenue grew 12% in 2024 to $1,200,000. The board approved the plan. Headcount rose to 85 people."
+	tests := []struct {
+		name, answer, mismatch, rewritten string
+	}{
+		{"grounded", "Revenue grew 12 percent to $1.2 million in 2024.", None, ""},
+		{"numeric corrected", "Revenue grew 15% in 2024.", Numeric, "Revenue grew 12% in 2024."},
+		{"numeric amount", "Revenue grew to $1.5M.", Numeric, "Revenue grew to $1,200,000."},
+		{"negation", "The board did not approve the plan.", Contradiction, ""},
+		{"antonym", "The board rejected the plan.", Contradiction, ""},
+		{"unsupported", "Tesla acquired Twitter.", Unsupported, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Equal(t, tt.rewritten, r.Rewritten)
+			if tt.mismatch != None {
+				require.NotEmpty(t, r.Evidence)
+				for _, e := range r.Evidence {
+					require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+					require.NotEmpty(t, e.Reason)
+					if e.SourceSpan != nil {
+						require.Equal(t, src[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNoSource(t *testing.T) {
+	r := New().Check("Revenue grew 15%.", "")
+	require.Equal(t, None, r.Mismatch)
+}
+
+func BenchmarkCheck(b *testing.B) {
+	src := strings.Repeat("The company reported revenue of $4.2 million in 2024, up 12% from the prior year, with 85 employees across 3 offices. ", 70)[:8<<10]
+	ans := strings.Repeat("Revenue was $4.2 million in 2024, a 12% increase, and the company has 85 employees. ", 25)[:2<<10]
+	c := New()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src) + len(ans)))
+	for b.Loop() {
+		c.Check(ans, src)
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	f.Add("Revenue grew 15% to $1.2M.", "Revenue grew 12% to 1,200,000.")
+	f.Add("\xff\xfe 12%", "12 percent\x00")
+	c := New()
+	f.Fuzz(func(t *testing.T, answer, source string) {
+		r := c.Check(answer, source)
+		for _, e := range r.Evidence {
+			sp := e.AnswerSpan
+			if sp.Start < 0 || sp.Start > sp.End || sp.End > len(answer) {
+				t.Fatalf("bad answer span %+v", sp)
+			}
+			if e.SourceSpan != nil && (e.SourceSpan.Start < 0 || e.SourceSpan.End > len(source)) {
+				t.Fatalf("bad source span %+v", e.SourceSpan)
+			}
+		}
+		if r.Rewritten != "" && utf8.ValidString(answer) && !utf8.ValidString(r.Rewritten) && utf8.ValidString(source) {
+			t.Fatalf("rewrite broke UTF-8")
+		}
+	})
+}
