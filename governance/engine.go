@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/governance-gateway/gateway/governance/grounding"
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
@@ -44,13 +45,7 @@ type Finding struct {
 }
 
 // Evidence is one grounding finding: which answer span, which source span, why.
-type Evidence struct {
-	AnswerSpan scan.Span  `json:"answer_span"`
-	AnswerText string     `json:"answer_text"`
-	SourceSpan *scan.Span `json:"source_span,omitempty"`
-	SourceText string     `json:"source_text,omitempty"`
-	Reason     string     `json:"reason"`
-}
+type Evidence = grounding.Evidence
 
 // Explanation is the Verify `explanation` object.
 type Explanation struct {

@@ -52,12 +52,24 @@ func NewWithModel(b []byte) (*Scanner, error) {
 // FromModel wraps a trained model (cross-validation).
 func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 
-// Score returns the attack probability of text (0..1) and its signals.
+// Score returns the attack score of text (0..1) and its signals. Without
+// any heuristic signal the model alone must be confident: its raw
+// probability p is mapped to (p-NoSignalFloor)/(1-NoSignalFloor), so plain
+// questions that merely resemble the attack sets' wording ("what is our
+// policy?") stay below the threshold.
 func (s *Scanner) Score(text string) (float64, []string) {
 	n := Normalize(text)
 	sig := Signals(text, n)
-	return s.m.Score(Features(n, sig)), sig
+	p := s.m.Score(Features(n, sig))
+	if len(sig) == 0 {
+		p = max(0, (p-NoSignalFloor)/(1-NoSignalFloor))
+	}
+	return p, sig
 }
+
+// NoSignalFloor is the share of the model's probability scale ignored when
+// no heuristic signal fired.
+const NoSignalFloor = 0.3
 
 // Scan appends a hit when the text scores at or above Threshold. The span
 // is the whole text: an injection is a property of the message, and it is

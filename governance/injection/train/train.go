@@ -24,7 +24,7 @@ type Config struct {
 	L2     float64 // default 1e-6
 	Seed   uint64  // default 1
 	// PosWeight multiplies the balanced weight of attacks: missing an
-	// attack costs more than a false alarm up to the FPR budget. Default 1.6 (chosen on the cross-validated eval: 2 passes recall but over-blocks NotInject).
+	// attack costs more than a false alarm up to the FPR budget. Default 2.5, chosen on the cross-validated eval together with injection.NoSignalFloor (higher weights pass recall on cyberseceval but flag plain questions such as "What is our refund policy?").
 	PosWeight float64
 }
 
@@ -54,7 +54,7 @@ func Fit(ex []Example, feats [][]uint32, cfg Config) *injection.Model {
 		cfg.Seed = 1
 	}
 	if cfg.PosWeight == 0 {
-		cfg.PosWeight = 1.6
+		cfg.PosWeight = 2.5
 	}
 	pos := 0
 	for _, e := range ex {
