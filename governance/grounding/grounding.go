@@ -70,7 +70,7 @@ func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.5, 
 type quantity struct {
 	span  scan.Span
 	value float64
-	kind  byte // '%' percent, '$' currency, 'y' year, 'n' plain
+	kind  byte            // '%' percent, '$' currency, 'y' year, 'n' plain
 	ctx   map[string]bool // context words, computed on first use (align)
 }
 
@@ -354,30 +354,34 @@ type sentence struct {
 }
 
 type srcIndex struct {
-	text   string
-	vocab  map[string]bool
-	nums   []quantity
-	sents  []sentence
-	lowerT string
+	text  string
+	vocab map[string]bool
+	nums  []quantity
+	sents []sentence
+	post  map[string][]int32 // word -> sentences holding it
 }
 
 func index(source string) *srcIndex {
-	ix := &srcIndex{text: source, vocab: map[string]bool{}, nums: quantities(source), lowerT: strings.ToLower(source)}
-	for _, w := range words(source) {
-		ix.vocab[w] = true
-	}
+	ix := &srcIndex{text: source, vocab: map[string]bool{}, nums: quantities(source), post: map[string][]int32{}}
 	for _, sp := range sentences(source) {
-		if len(ix.sents) >= 400 {
-			break
-		}
 		ws := map[string]bool{}
 		for _, w := range words(source[sp.Start:sp.End]) {
 			ws[w] = true
+			ix.vocab[w] = true
 		}
-		ix.sents = append(ix.sents, sentence{span: sp, words: ws, neg: negations(source[sp.Start:sp.End])})
+		if len(ix.sents) < maxSentences {
+			id := int32(len(ix.sents))
+			for w := range ws {
+				ix.post[w] = append(ix.post[w], id)
+			}
+			ix.sents = append(ix.sents, sentence{span: sp, words: ws, neg: -1})
+		}
 	}
 	return ix
 }
+
+// maxSentences bounds the source sentences the contradiction check aligns.
+const maxSentences = 2000
 
 // hasValue: the source states the same quantity (rounding tolerated).
 func (ix *srcIndex) hasValue(q quantity) bool {
@@ -477,6 +481,8 @@ var antonyms = func() map[string]string {
 // sentence; a different number of negations, or an antonym of a source word
 // the answer uses instead, is a contradiction.
 func (ix *srcIndex) contradiction(answer string) (Evidence, bool) {
+	counts := make([]int32, len(ix.sents)) // shared words per source sentence
+	var touched []int32
 	for _, sp := range sentences(answer) {
 		aw := words(answer[sp.Start:sp.End])
 		if len(aw) < 3 {
@@ -486,25 +492,31 @@ func (ix *srcIndex) contradiction(answer string) (Evidence, bool) {
 		for _, w := range aw {
 			set[w] = true
 		}
-		var best *sentence
-		bestSim := 0.0
-		for i := range ix.sents {
-			s := &ix.sents[i]
-			inter := 0
-			for w := range set {
-				if s.words[w] {
-					inter++
+		touched = touched[:0]
+		for w := range set {
+			for _, id := range ix.post[w] {
+				if counts[id] == 0 {
+					touched = append(touched, id)
 				}
+				counts[id]++
 			}
-			sim := float64(inter) / float64(len(set))
-			if sim > bestSim {
-				best, bestSim = s, sim
+		}
+		var best *sentence
+		bestSim, bestID := 0.0, int32(-1)
+		for _, id := range touched {
+			sim := float64(counts[id]) / float64(len(set))
+			counts[id] = 0
+			if sim > bestSim || sim == bestSim && id < bestID {
+				best, bestSim, bestID = &ix.sents[id], sim, id
 			}
 		}
 		if best == nil || bestSim < 0.6 {
 			continue
 		}
 		srcText := ix.text[best.span.Start:best.span.End]
+		if best.neg < 0 {
+			best.neg = negations(srcText)
+		}
 		if an := negations(answer[sp.Start:sp.End]); (an > 0) != (best.neg > 0) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
@@ -550,7 +562,7 @@ func (ix *srcIndex) unsupported(answer string) (float64, int, []scan.Span) {
 			weight = 2 // names carry the facts
 		}
 		total += weight
-		if !ix.vocab[stem(w)] && !strings.Contains(ix.lowerT, w) {
+		if !ix.vocab[stem(w)] && !ix.vocab[w] {
 			miss += weight
 			spans = append(spans, scan.Span{Start: st, End: i})
 		}
