@@ -133,6 +133,14 @@ type Store interface {
 	DeleteApp(ctx context.Context, orgID, appID string) error
 	// AppByKeyHash resolves a live application by the hash of its API key.
 	AppByKeyHash(ctx context.Context, hash []byte) (App, error)
+	// AppPolicy returns a live application's governance policy document
+	// (nil: none stored, the default applies) and its version (0 when none
+	// was ever stored). ErrNotFound for another organisation's app.
+	AppPolicy(ctx context.Context, orgID, appID string) (doc []byte, version int64, err error)
+	// SetAppPolicy stores the document (nil clears it back to the default)
+	// and returns the new version, one more than the previous. The store
+	// does not validate the document (governance.ParsePolicy does).
+	SetAppPolicy(ctx context.Context, orgID, appID string, doc []byte) (version int64, err error)
 
 	// ExistingRequestIDs returns which of ids the organisation already has
 	// stored (used to count Events resends as skipped).

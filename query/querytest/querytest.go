@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"OrgsAndUsers", testOrgsAndUsers},
 		{"ConsoleTokens", testConsoleTokens},
 		{"Apps", testApps},
+		{"AppPolicy", testAppPolicy},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"WriteTracesOwners", testWriteTracesOwners},
 		{"WriteTracesOwnersAcrossStatements", testOwnersAcrossStatements},
@@ -315,6 +316,54 @@ func write(t *testing.T, s query.Store, rows ...query.TraceRow) []bool {
 	require.NoError(t, err)
 	require.Len(t, owner, len(rows))
 	return owner
+}
+
+func testAppPolicy(t *testing.T, s query.Store) {
+	c := ctx(t)
+	newOrg(t, s, "o1", "a@o1.test")
+	newOrg(t, s, "o2", "a@o2.test")
+	require.NoError(t, s.CreateApp(c, app("o1", "a1", base)))
+	require.NoError(t, s.CreateApp(c, app("o2", "b1", base)))
+
+	doc, v, err := s.AppPolicy(c, "o1", "a1")
+	require.NoError(t, err)
+	require.Nil(t, doc, "no policy stored: the default applies")
+	require.Zero(t, v)
+
+	v, err = s.SetAppPolicy(c, "o1", "a1", []byte(`{"rules":[]}`))
+	require.NoError(t, err)
+	require.Equal(t, int64(1), v)
+	v, err = s.SetAppPolicy(c, "o1", "a1", []byte(`{"rules":[{"match":"pii","action":"block"}]}`))
+	require.NoError(t, err)
+	require.Equal(t, int64(2), v)
+	doc, v, err = s.AppPolicy(c, "o1", "a1")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"rules":[{"match":"pii","action":"block"}]}`, string(doc))
+	require.Equal(t, int64(2), v)
+
+	// Clearing returns to the default and still moves the version.
+	v, err = s.SetAppPolicy(c, "o1", "a1", nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), v)
+	doc, _, err = s.AppPolicy(c, "o1", "a1")
+	require.NoError(t, err)
+	require.Nil(t, doc)
+
+	// Another organisation's app: not found, nothing written.
+	_, _, err = s.AppPolicy(c, "o2", "a1")
+	require.ErrorIs(t, err, query.ErrNotFound)
+	_, err = s.SetAppPolicy(c, "o2", "a1", []byte(`{}`))
+	require.ErrorIs(t, err, query.ErrNotFound)
+	_, v, err = s.AppPolicy(c, "o1", "a1")
+	require.NoError(t, err)
+	require.Equal(t, int64(3), v)
+
+	// A deleted app has no policy any more.
+	require.NoError(t, s.DeleteApp(c, "o1", "a1"))
+	_, _, err = s.AppPolicy(c, "o1", "a1")
+	require.ErrorIs(t, err, query.ErrNotFound)
+	_, err = s.SetAppPolicy(c, "o1", "a1", []byte(`{}`))
+	require.ErrorIs(t, err, query.ErrNotFound)
 }
 
 func testTraceRoundTrip(t *testing.T, s query.Store) {

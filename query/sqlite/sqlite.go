@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 	"sync"
 
 	"modernc.org/sqlite"
@@ -133,7 +134,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	migrations, err := sqlcore.LoadMigrations(migrationFS, "migrations")
 	if err == nil {
 		// BEGIN IMMEDIATE serialises concurrent openers across processes.
-		err = s.writeTx(ctx, false, func(q sqlcore.Querier) error { return sqlcore.Migrate(ctx, q, dialect, migrations) })
+		// A brand-new file can still answer SQLITE_BUSY without waiting
+		// while another opener switches it to WAL: retry for a while.
+		for attempt := 1; ; attempt++ {
+			err = s.writeTx(ctx, false, func(q sqlcore.Querier) error { return sqlcore.Migrate(ctx, q, dialect, migrations) })
+			if err == nil || attempt == 100 || !strings.Contains(err.Error(), "SQLITE_BUSY") || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+		}
 	}
 	if err != nil {
 		s.Close()

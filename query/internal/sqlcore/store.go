@@ -250,6 +250,55 @@ func (s *Store) DeleteApp(ctx context.Context, orgID, appID string) error {
 		s.d.TimeArg(time.Now()), orgID, appID)
 }
 
+// AppPolicy implements query.Store.
+func (s *Store) AppPolicy(ctx context.Context, orgID, appID string) ([]byte, int64, error) {
+	var doc *string
+	var version int64
+	err := s.queryOne(ctx, s.b.Reader(), "get app policy",
+		`SELECT policy, policy_version FROM apps WHERE org_id = ? AND id = ? AND deleted_at IS NULL`,
+		func(r Rows) error { return r.Scan(&doc, &version) }, orgID, appID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if doc == nil {
+		return nil, version, nil
+	}
+	return []byte(*doc), version, nil
+}
+
+// SetAppPolicy implements query.Store: one UPDATE ... RETURNING, so the
+// version increment is atomic under concurrent edits.
+func (s *Store) SetAppPolicy(ctx context.Context, orgID, appID string, doc []byte) (int64, error) {
+	var arg any
+	if doc != nil {
+		arg = string(doc)
+	}
+	var version int64
+	found := false
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		rows, err := q.Query(ctx, s.d.Rebind(`UPDATE apps SET policy = ?, policy_version = policy_version + 1
+			WHERE org_id = ? AND id = ? AND deleted_at IS NULL RETURNING policy_version`), arg, orgID, appID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			found = true
+			if err := rows.Scan(&version); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("set app policy: %w", err)
+	}
+	if !found {
+		return 0, fmt.Errorf("set app policy: %w", query.ErrNotFound)
+	}
+	return version, nil
+}
+
 // updateOne runs an UPDATE that must touch exactly one live row.
 func (s *Store) updateOne(ctx context.Context, what, q string, args ...any) error {
 	var n int64
