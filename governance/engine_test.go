@@ -99,9 +99,8 @@ func TestVerifyDefaultPolicy(t *testing.T) {
 			reasons: []string{"security.prompt_injection"},
 		},
 		{
-			name: "injection text in answer is recorded", in: Input{Answer: "they said ignore previous instructions"},
+			name: "injection text in answer is not scanned by default", in: Input{Answer: "they said ignore previous instructions"},
 			governance: ActionAllow, answer: "they said ignore previous instructions",
-			findingActs: map[string]Action{"security.prompt_injection": ActionAllow},
 		},
 	}
 	for _, tt := range tests {

@@ -108,9 +108,11 @@ const (
 )
 
 // DefaultPolicy is what an application gets until its owner edits it:
-// PII in answers is redacted, secrets are blocked everywhere, prompt injection
-// and jailbreaks in prompts and tool output are blocked, everything else seen
-// is recorded. Grounding runs when a tool_result is given and corrects or
+// PII in answers is redacted (recorded in prompts and tool output), secrets
+// are blocked everywhere, prompt injection and jailbreaks in prompts and tool
+// output are blocked. Answers are not scanned for injection by default: an
+// answer quoting an attack is not one, and the classifier is trained on
+// inputs. Grounding runs when a tool_result is given and corrects or
 // blocks a contradicted answer.
 func DefaultPolicy() Policy {
 	return Policy{
@@ -119,7 +121,6 @@ func DefaultPolicy() Policy {
 			{Match: "pii", Stages: []Stage{StagePost}, Action: ActionRewrite},
 			{Match: "secrets", Action: ActionBlock},
 			{Match: "security", Stages: []Stage{StagePre, StageTool}, Action: ActionBlock, MinConfidence: 0.5},
-			{Match: "security", Stages: []Stage{StagePost}, Action: ActionAllow},
 			{Match: "custom", Action: ActionBlock},
 			{Match: "topic", Action: ActionBlock},
 		},

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
@@ -63,6 +64,10 @@ type Config struct {
 	ConsoleTokenTTL time.Duration
 	// BcryptCost of console password hashes. Default auth.BcryptCost.
 	BcryptCost int
+	// PolicyTTL is how long a compiled application policy is used before
+	// its version is checked again in the store: the window in which other
+	// API replicas still apply a policy edited elsewhere. Default 5 s.
+	PolicyTTL time.Duration
 	// MasterKey (32 bytes, GATEWAY_MASTER_KEY) seals BYOK LLM keys. Empty:
 	// BYOK keys are refused with 400.
 	MasterKey []byte
@@ -87,6 +92,7 @@ func (c *Config) Defaults() {
 	def(&c.IdleTimeout, 120*time.Second)
 	def(&c.ProduceTimeout, 10*time.Second)
 	def(&c.LookupTimeout, 2*time.Second)
+	def(&c.PolicyTTL, 5*time.Second)
 	def(&c.ConsoleTokenTTL, auth.ConsoleTokenTTL)
 	if c.BcryptCost == 0 {
 		c.BcryptCost = auth.BcryptCost
@@ -132,22 +138,27 @@ type Deps struct {
 	// defaults to UUIDv7.
 	Now   func() time.Time
 	NewID func() string
+	// Governance is the policy engine of POST /v1/verify. Nil:
+	// governance.New() (the shipped scanners).
+	Governance *governance.Engine
 }
 
 // Server is the HTTP front end. Close it to stop its caches.
 type Server struct {
-	cfg     Config
-	store   query.Store
-	log     LogWriter
-	logger  *slog.Logger
-	ready   func(ctx context.Context) error
-	now     func() time.Time
-	newID   func() string
-	keys    *auth.Resolver
-	pw      *auth.Passwords
-	sealer  *auth.Sealer
-	metrics *metrics
-	e       *echo.Echo
+	cfg      Config
+	store    query.Store
+	log      LogWriter
+	logger   *slog.Logger
+	ready    func(ctx context.Context) error
+	now      func() time.Time
+	newID    func() string
+	keys     *auth.Resolver
+	gov      *governance.Engine
+	policies *policyCache
+	pw       *auth.Passwords
+	sealer   *auth.Sealer
+	metrics  *metrics
+	e        *echo.Echo
 }
 
 // New builds the server and its routes.
@@ -198,6 +209,13 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.keys, err = auth.NewResolver(deps.Store, cfg.Keys); err != nil {
 		return nil, err
 	}
+	s.gov = deps.Governance
+	if s.gov == nil {
+		s.gov = governance.New()
+	}
+	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now); err != nil {
+		return nil, err
+	}
 	s.e = s.routes(gath)
 	return s, nil
 }
@@ -243,6 +261,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.GET("/metrics", echo.WrapHandler(metricsHandler(gath)))
 
 	e.POST("/v1/events", s.postEvents)
+	e.POST("/v1/verify", s.postVerify)
 
 	e.POST("/api/console/signup", s.signup)
 	e.POST("/api/console/login", s.login)
@@ -255,6 +274,9 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.GET(p+"/apps/:id", s.getApp, s.consoleAuth)
 	e.PATCH(p+"/apps/:id", s.patchApp, s.consoleAuth)
 	e.DELETE(p+"/apps/:id", s.deleteApp, s.consoleAuth)
+	e.GET(p+"/apps/:id/policy", s.getPolicy, s.consoleAuth)
+	e.PUT(p+"/apps/:id/policy", s.putPolicy, s.consoleAuth)
+	e.DELETE(p+"/apps/:id/policy", s.deletePolicy, s.consoleAuth)
 	e.GET(p+"/requests", s.listRequests, s.consoleAuth)
 	e.GET(p+"/requests/:id", s.getRequest, s.consoleAuth)
 	e.GET(p+"/sessions/:id", s.getSession, s.consoleAuth)
