@@ -5,7 +5,10 @@ PKGS    ?= ./...
 # The test timeout is generous for a 2-core machine; no test asserts wall-clock time.
 TESTFLAGS ?= -count=1 -timeout=20m
 
-.PHONY: help build run test test-real bench bench-ingest fuzz vet clean
+.PHONY: help build run test test-real bench bench-ingest bench-verify eval train-injection fuzz vet clean
+
+# Labelled development data for the guardrails (make eval, make train-injection).
+DATASETS ?= ../shared/datasets
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -30,8 +33,18 @@ bench: ## component benchmarks (decoder, producer, store, lake, handler)
 bench-ingest: build ## the end-to-end ingest benchmark of docs/benchmarks.md (embedded mode)
 	./$(BIN) bench ingest
 
-fuzz: ## fuzz the Events decoder for a minute
+bench-verify: ## the governance engine benchmark (2 KB answer + 8 KB tool_result, all default scanners)
+	$(GO) test -run='^$$' -bench='Verify|Scan|Check' -benchmem ./governance/... ./ingest/httpapi/
+
+eval: build ## quality tables of the guardrails on $(DATASETS) (PII, secrets, injection, grounding)
+	./$(BIN) eval -datasets $(DATASETS)
+
+train-injection: ## retrain the embedded prompt-injection model from $(DATASETS) + the project corpus (deterministic)
+	$(GO) run ./cmd/train-injection -datasets $(DATASETS)
+
+fuzz: ## fuzz the Events decoder and the governance engine, a minute each
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events
+	$(GO) test -run='^$$' -fuzz=FuzzVerify -fuzztime=60s ./governance
 
 vet: ## go vet
 	$(GO) vet $(PKGS)

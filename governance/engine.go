@@ -390,7 +390,7 @@ func (c *Compiled) Verify(in Input) Decision {
 	}
 	sortFindings(findings)
 	d.Findings = findings
-	d.RiskScore = riskScore(findings)
+	d.RiskScore = RiskScore(findings)
 	d.Reasons = reasons(findings)
 	if len(d.Reasons) > 0 {
 		d.Stage = d.Reasons[0].Stage
@@ -582,9 +582,9 @@ func reasons(f []Finding) []Reason {
 	return out
 }
 
-// riskScore combines findings as independent evidence: 1 - prod(1 - c*w),
-// with w the severity weight (low 0.25 .. critical 1).
-func riskScore(f []Finding) float64 {
+// RiskScore combines findings as independent evidence: 1 - prod(1 - c*w),
+// with w the severity weight (low 0.25 .. critical 1), rounded to 4 decimals.
+func RiskScore(f []Finding) float64 {
 	p := 1.0
 	for _, x := range f {
 		w := float64(x.Severity.Weight()) / 4

@@ -20,6 +20,7 @@ Usage:
   gateway broker --addr=HOST:PORT --data-dir=DIR       run only the embedded Kafka-protocol broker
   gateway rebuild                                      re-derive the query store from the log
   gateway bench ingest [flags]                         the end-to-end ingest benchmark (docs/benchmarks.md)
+  gateway eval [-datasets DIR] [-only CATEGORY]        guardrail quality tables on labelled data (docs/governance.md)
   gateway help                                         this text
 
 Run "gateway <command> -h" for the flags of a command.
@@ -49,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRebuild(ctx, args[1:], stdout, logger)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, logger)
+	case "eval":
+		err = cmdEval(ctx, args[1:], stdout, logger)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

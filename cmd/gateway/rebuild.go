@@ -52,7 +52,11 @@ func cmdRebuild(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		return err
 	}
 	defer store.Close()
-	deps := rebuild.Deps{Store: store, Analyser: analyse.Basic{}, Logger: logger}
+	an, err := analyse.New(nil)
+	if err != nil {
+		return err
+	}
+	deps := rebuild.Deps{Store: store, Analyser: an, Logger: logger}
 	if *withLake {
 		lw, err := lake.NewWriter(lake.Config{Dir: cfg.LakeDir})
 		if err != nil {

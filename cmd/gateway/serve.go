@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/httpapi"
 	"github.com/governance-gateway/gateway/processors/analyse"
 	"github.com/governance-gateway/gateway/processors/lake"
@@ -113,6 +114,9 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	var srv *http.Server
 	runAPI := cfg.Role == roleAll || cfg.Role == roleAPI
 	runProc := cfg.Role == roleAll || cfg.Role == roleProcessor
+	// One governance engine (scanners, embedded model) shared by verify
+	// and the processors' analysis stage.
+	gov := governance.New()
 
 	var producer *topics.Producer
 	if runAPI {
@@ -122,6 +126,7 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		}
 		defer producer.Close()
 		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey}, httpapi.Deps{
+			Governance: gov,
 			Store:      store,
 			Log:        producer,
 			Logger:     logger.With("component", "http"),
@@ -152,6 +157,13 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	}()
 
 	procCtx, stopProc := context.WithCancel(context.Background())
+	var analyser *analyse.Governance
+	if runProc {
+		if analyser, err = analyse.New(gov); err != nil {
+			stopProc()
+			return err
+		}
+	}
 	procDone := make(chan struct{})
 	if runProc {
 		lw, err := lake.NewWriter(lake.Config{Dir: cfg.LakeDir})
@@ -166,7 +178,7 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		}, tracewriter.Deps{
 			Store:      store,
 			Lake:       lw,
-			Analyser:   analyse.Basic{},
+			Analyser:   analyser,
 			Logger:     logger.With("component", "tracewriter"),
 			Registerer: reg,
 		})

@@ -38,7 +38,7 @@ type LakeWriter interface {
 
 // Analyser scores a simple-form event (the asynchronous analysis stage). It
 // must be deterministic, so a replay writes identical rows, and safe for
-// concurrent use. analyse.Basic is the default.
+// concurrent use. analyse.Governance is the one the service uses.
 type Analyser interface {
 	Analyse(prompt, answer string) (risk float64, hits []schemas.PolicyHit)
 }

@@ -101,7 +101,11 @@ func Rebuild(ctx context.Context, cfg Config, deps Deps) (Stats, error) {
 		return st, errors.New("rebuild: Store is required")
 	}
 	if deps.Analyser == nil {
-		deps.Analyser = analyse.Basic{}
+		a, err := analyse.New(nil)
+		if err != nil {
+			return st, fmt.Errorf("rebuild: %w", err)
+		}
+		deps.Analyser = a
 	}
 	log := deps.Logger
 	if log == nil {

@@ -17,10 +17,10 @@ const (
 	// DefaultFlushInterval serves the freshness target: p95 <= 1 s from a 2xx
 	// to the trace being visible in the console API. 200ms of buffering
 	// plus a store transaction leaves ample headroom.
-	DefaultFlushInterval      = 200 * time.Millisecond
-	DefaultWriteTimeout       = 20 * time.Second
-	DefaultRetryBackoffMin    = 100 * time.Millisecond
-	DefaultRetryBackoffMax    = 10 * time.Second
+	DefaultFlushInterval   = 200 * time.Millisecond
+	DefaultWriteTimeout    = 20 * time.Second
+	DefaultRetryBackoffMin = 100 * time.Millisecond
+	DefaultRetryBackoffMax = 10 * time.Second
 	// DefaultDedupeCacheEntries sizes the resend hot set: 256k ids costs
 	// ~15 MiB (ristretto's sketch is sized from it up front); the store
 	// answers for anything older.

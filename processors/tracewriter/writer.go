@@ -78,7 +78,11 @@ func New(cfg Config, deps Deps) (*Writer, error) {
 		return nil, errors.New("new trace writer: Store and Lake are required")
 	}
 	if deps.Analyser == nil {
-		deps.Analyser = analyse.Basic{}
+		a, err := analyse.New(nil)
+		if err != nil {
+			return nil, fmt.Errorf("new trace writer: %w", err)
+		}
+		deps.Analyser = a
 	}
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

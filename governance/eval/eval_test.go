@@ -1,0 +1,48 @@
+package eval
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// datasets is ../shared/datasets beside the checkout (as in CI). The
+// tables are measurements, not assertions of the targets: the test checks
+// that every category runs and counts something, and logs the tables.
+const datasets = "../../../shared/datasets"
+
+func TestCategories(t *testing.T) {
+	if _, err := os.Stat(datasets); err != nil {
+		t.Skip("datasets not present beside the checkout (../shared/datasets); make eval needs them")
+	}
+	for name, run := range map[string]func() ([]Table, error){
+		"pii":       func() ([]Table, error) { return PII(datasets) },
+		"secrets":   Secrets,
+		"injection": func() ([]Table, error) { return Injection(datasets) },
+		"grounding": func() ([]Table, error) { return Grounding(datasets) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			tables, err := run()
+			require.NoError(t, err)
+			require.NotEmpty(t, tables)
+			var b strings.Builder
+			for _, tab := range tables {
+				require.NotEmpty(t, tab.Rows)
+				for _, r := range tab.Rows {
+					require.Positive(t, r.TP+r.FP+r.FN+r.TN, "row %s counted nothing", r.Label)
+				}
+				tab.Write(&b)
+			}
+			t.Log(b.String())
+		})
+	}
+}
+
+func TestEvalMissingDir(t *testing.T) {
+	_, err := PII(t.TempDir())
+	require.Error(t, err)
+	_, err = Grounding(t.TempDir())
+	require.Error(t, err)
+}
