@@ -13,8 +13,11 @@ import (
 // cmdBench runs `gateway bench ingest`: the end-to-end ingest benchmark of
 // docs/benchmarks.md against a child `gateway serve` on embedded defaults.
 func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return cmdBenchVerify(ctx, args[1:], stdout, logger)
+	}
 	if len(args) == 0 || args[0] != "ingest" {
-		return usageError{fmt.Errorf("usage: gateway bench ingest [flags]")}
+		return usageError{fmt.Errorf("usage: gateway bench ingest|verify [flags]")}
 	}
 	var cfg bench.Config
 	fs := flag.NewFlagSet("bench ingest", flag.ContinueOnError)
@@ -35,5 +38,27 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		return fmt.Errorf("bench ingest: %w", err)
 	}
 	bench.Print(stdout, cfg, res)
+	return nil
+}
+
+// cmdBenchVerify runs `gateway bench verify`: POST /v1/verify with a 2 KB
+// answer and an 8 KB tool_result against a child `gateway serve`.
+func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	var cfg bench.Config
+	fs := flag.NewFlagSet("bench verify", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.DurationVar(&cfg.Duration, "duration", 30e9, "length of the measurement")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "closed-loop clients")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	cfg.Logger = logger
+	res, err := bench.RunVerify(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench verify: %w", err)
+	}
+	bench.PrintVerify(stdout, res)
 	return nil
 }

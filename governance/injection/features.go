@@ -26,6 +26,10 @@ const maxFeatureBytes = 16 << 10
 // ligatures) via NFKC, invisible characters (zero-width, bidi controls, tag
 // characters), case, and runs of spacing inside words ("i g n o r e").
 func Normalize(s string) string {
+	if plainASCII(s) {
+		// Nothing for NFKC, homoglyphs or invisible characters to do.
+		return collapseSpaced(strings.ToLower(s))
+	}
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, " ")
 	}
@@ -44,6 +48,17 @@ func Normalize(s string) string {
 		}
 	}
 	return collapseSpaced(b.String())
+}
+
+// plainASCII: printable ASCII plus tab and newline only.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // homoglyph maps Cyrillic and Greek look-alikes of Latin letters.
@@ -175,14 +190,14 @@ var signalREs = []struct {
 	re       *regexp.Regexp
 }{
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|initial|original)\b[^.\n]{0,30}\b(?:instructions?|rules?|directions?|prompts?|guidelines?|context|constraints?|messages?|programming|policies|restrictions)\b`)},
-	{"new_instructions", []string{"instruction", "task", "rule", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`)},
-	{"extraction", []string{"prompt", "instruction", "rule", "guideline", "secret", "password", "api key", "confidential"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines)|secret (?:key|code|word|password)|the password|api key|confidential)\b`)},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbr", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "without", "character", "evil", "opposite", "god mode", "aim", "machiavell"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|filters|rules|ethics|morals)|without (?:any )?(?:restrictions|limitations|filters|censorship)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`)},
-	{"roleplay", []string{"you are now", "act as", "pretend", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`)},
+	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`)},
+	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "api key", "confidential"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines)|secret (?:key|code|word|password)|the password|api key|confidential)\b`)},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|filters|rules|ethics|morals)|without (?:any )?(?:restrictions|limitations|filters|censorship)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`)},
+	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`)},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`)},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`)},
 	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`)},
-	{"no_refusal", []string{"refuse", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`)},
+	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`)},
 }
 
 var b64RE = regexp.MustCompile(`[A-Za-z0-9+/]{24,}={0,2}`)
@@ -197,11 +212,7 @@ func Signals(raw, normText string) []string {
 		views = append(views, Deleet(normText))
 	}
 	for _, v := range views {
-		for _, s := range signalREs {
-			if !contains(out, s.name) && matchNear(v, s.triggers, s.re) {
-				out = append(out, s.name)
-			}
-		}
+		out = matchSignals(v, out)
 	}
 	if d := decodedPayloads(raw); d != "" {
 		// Decoded payloads are short: match them whole.
@@ -218,27 +229,93 @@ func Signals(raw, normText string) []string {
 // signalWindow is how far around a trigger a signal regexp looks.
 const signalWindow = 200
 
-// matchNear runs re on windows around each trigger occurrence in text.
-func matchNear(text string, triggers []string, re *regexp.Regexp) bool {
-	lastEnd := -1
-	for _, t := range triggers {
-		for i := 0; i < len(text); {
-			j := strings.Index(text[i:], t)
-			if j < 0 {
-				break
+type trigRef struct {
+	sig    int
+	phrase string
+}
+
+// triggerIndex maps the first word of each word trigger to its signals;
+// symbolTriggers start with punctuation ("<|", "###") and are searched as
+// substrings. Read-only after package initialisation.
+var triggerIndex, symbolTriggers = buildTriggers()
+
+func buildTriggers() (map[string][]trigRef, []trigRef) {
+	idx := map[string][]trigRef{}
+	var sym []trigRef
+	for si, s := range signalREs {
+		for _, t := range s.triggers {
+			if c := t[0]; c < 'a' || c > 'z' {
+				sym = append(sym, trigRef{si, t})
+				continue
 			}
-			at := i + j
-			st, en := max(0, at-signalWindow), min(len(text), at+len(t)+signalWindow)
-			if en > lastEnd || st < lastEnd-2*signalWindow {
-				if re.MatchString(text[st:en]) {
-					return true
-				}
-				lastEnd = en
+			first := t
+			if i := strings.IndexAny(t, " -"); i > 0 {
+				first = t[:i]
 			}
-			i = at + len(t) + signalWindow/2
+			idx[first] = append(idx[first], trigRef{si, t})
 		}
 	}
-	return false
+	return idx, sym
+}
+
+func wordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80 }
+
+// matchSignals appends to out the signals whose regexp matches a window
+// around one of its triggers in text (lower-cased). One pass over the words
+// finds the triggers; each signal's regexp runs at most once per window.
+func matchSignals(text string, out []string) []string {
+	var done [16]bool
+	var lastEnd [16]int
+	for i := range lastEnd {
+		lastEnd[i] = -1
+	}
+	for si, s := range signalREs {
+		done[si] = contains(out, s.name)
+	}
+	check := func(si, at, n int) {
+		if done[si] {
+			return
+		}
+		st, en := max(0, at-signalWindow), min(len(text), at+n+signalWindow)
+		if en <= lastEnd[si]+signalWindow/2 && st >= lastEnd[si]-2*signalWindow {
+			return // this stretch was just searched
+		}
+		lastEnd[si] = en
+		if signalREs[si].re.MatchString(text[st:en]) {
+			done[si] = true
+			out = append(out, signalREs[si].name)
+		}
+	}
+	for i := 0; i < len(text); {
+		if !wordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && wordByte(text[j]) {
+			j++
+		}
+		for _, t := range triggerIndex[text[i:j]] {
+			if len(t.phrase) == j-i || strings.HasPrefix(text[i:], t.phrase) {
+				check(t.sig, i, len(t.phrase))
+			}
+		}
+		i = j
+	}
+	for _, t := range symbolTriggers {
+		if done[t.sig] {
+			continue
+		}
+		for off := 0; off < len(text); {
+			k := strings.Index(text[off:], t.phrase)
+			if k < 0 {
+				break
+			}
+			check(t.sig, off+k, len(t.phrase))
+			off += k + len(t.phrase)
+		}
+	}
+	return out
 }
 
 func contains(xs []string, x string) bool {

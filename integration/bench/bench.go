@@ -423,7 +423,10 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, hdr m
 	return resp.StatusCode, b, err
 }
 
-func (c *client) setup(ctx context.Context) error {
+func (c *client) setup(ctx context.Context) error { return c.setupMode(ctx, "events") }
+
+// setupMode signs up and creates one application of the given mode.
+func (c *client) setupMode(ctx context.Context, mode string) error {
 	st, b, err := c.do(ctx, http.MethodPost, "/api/console/signup",
 		[]byte(`{"email":"bench@example.com","password":"benchmark-password","organization":"Bench"}`), nil)
 	if err != nil || st != http.StatusCreated {
@@ -434,7 +437,7 @@ func (c *client) setup(ctx context.Context) error {
 		return err
 	}
 	c.token = s.Token
-	st, b, err = c.do(ctx, http.MethodPost, "/api/console/apps", []byte(`{"name":"bench","mode":"events"}`),
+	st, b, err = c.do(ctx, http.MethodPost, "/api/console/apps", []byte(`{"name":"bench","mode":"`+mode+`"}`),
 		map[string]string{"Authorization": "Bearer " + c.token})
 	if err != nil || st != http.StatusCreated {
 		return fmt.Errorf("create app: %d %s %v", st, b, err)

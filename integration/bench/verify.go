@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// VerifyResult is the outcome of RunVerify.
+type VerifyResult struct {
+	Concurrency  int
+	Requests     int64
+	Failed       int64
+	Elapsed      time.Duration
+	PerSec       float64
+	P50, P90     time.Duration
+	P99, Max     time.Duration
+	Decisions    map[string]int64
+	PeakRSSBytes int64
+	AnswerBytes  int
+	ToolBytes    int
+}
+
+// verifyBody is the workload: a 2 KB answer checked against an
+// 8 KB tool_result with every default scanner on; the answer restates the
+// source's figures (grounded) and carries one e-mail address, so the
+// decision is a rewrite and the redaction path runs too.
+func verifyBody() ([]byte, int, int) {
+	tool := strings.Repeat("Quarterly report: revenue reached $4.2 million, up 12% year over year. Europe grew fastest "+
+		"and the customer count rose to 1,250 accounts. Churn fell to 3% after the support changes. ", 50)[:8<<10]
+	answer := strings.Repeat("Revenue reached $4.2 million this quarter, 12% more than a year ago, with Europe growing fastest. ", 21)[:2<<10-40] +
+		" Questions: finance@example.com."
+	b, _ := json.Marshal(map[string]string{"prompt": "Summarise the quarter for the board.", "answer": answer, "tool_result": tool})
+	return b, len(answer), len(tool)
+}
+
+// RunVerify starts a gateway (embedded defaults) and drives POST /v1/verify
+// closed-loop from cfg.Concurrency clients for cfg.Duration. Latency is the
+// client-observed time of each request: server work plus loopback HTTP on
+// the same 2 cores; every request includes producing the decision to the
+// log before the answer.
+func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
+	cfg = cfg.Defaults()
+	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}}
+	if cfg.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return res, err
+		}
+		cfg.Binary = exe
+	}
+	if cfg.DataDir == "" {
+		d, err := os.MkdirTemp("", "gateway-bench-verify-")
+		if err != nil {
+			return res, err
+		}
+		cfg.DataDir = d
+		if !cfg.Keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	srv, err := startServer(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer srv.stop()
+	c := &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}}
+	if err := c.setupMode(ctx, "verify"); err != nil {
+		return res, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
+	}
+	body, na, nt := verifyBody()
+	res.AnswerBytes, res.ToolBytes = na, nt
+
+	// Warm up (policy cache, connections, JIT-free but page-cache warm).
+	for i := 0; i < 200; i++ {
+		if _, _, err := c.do(ctx, http.MethodPost, "/v1/verify", body, map[string]string{"X-API-Key": c.key}); err != nil {
+			return res, err
+		}
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	deadline := time.Now().Add(cfg.Duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 1<<14)
+			dec := map[string]int64{}
+			var failed int64
+			hdr := map[string]string{"X-API-Key": c.key}
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				t0 := time.Now()
+				st, b, err := c.do(ctx, http.MethodPost, "/v1/verify", body, hdr)
+				d := time.Since(t0)
+				if err != nil || st != http.StatusOK {
+					failed++
+					continue
+				}
+				local = append(local, d)
+				var r struct{ Governance string }
+				if json.Unmarshal(b, &r) == nil {
+					dec[r.Governance]++
+				}
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			res.Failed += failed
+			for k, v := range dec {
+				res.Decisions[k] += v
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	res.Requests = int64(len(lat))
+	res.PerSec = float64(res.Requests) / res.Elapsed.Seconds()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	q := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))]
+	}
+	res.P50, res.P90, res.P99 = q(0.50), q(0.90), q(0.99)
+	if len(lat) > 0 {
+		res.Max = lat[len(lat)-1]
+	}
+	res.PeakRSSBytes = peakRSS(srv.cmd.Process.Pid)
+	return res, ctx.Err()
+}
+
+// PrintVerify writes the result table.
+func PrintVerify(w io.Writer, r VerifyResult) {
+	fmt.Fprintf(w, "\nPOST /v1/verify, %d B answer + %d B tool_result, default policy, embedded mode, %d closed-loop clients\n\n",
+		r.AnswerBytes, r.ToolBytes, r.Concurrency)
+	fmt.Fprintln(w, "| measure | value | target |")
+	fmt.Fprintln(w, "|---|---|---|")
+	fmt.Fprintf(w, "| requests (failed) | %d (%d) | |\n", r.Requests, r.Failed)
+	fmt.Fprintf(w, "| throughput | %.0f req/s | >= 5,000 req/s |\n", r.PerSec)
+	fmt.Fprintf(w, "| latency p50 / p90 | %s / %s | |\n", r.P50.Round(time.Microsecond), r.P90.Round(time.Microsecond))
+	fmt.Fprintf(w, "| latency p99 / max | %s / %s | p99 <= 2 ms |\n", r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+	fmt.Fprintf(w, "| decisions | %v | |\n", r.Decisions)
+	fmt.Fprintf(w, "| peak RSS | %d MiB | |\n", r.PeakRSSBytes>>20)
+}
