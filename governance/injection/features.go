@@ -258,7 +258,9 @@ func buildTriggers() (map[string][]trigRef, []trigRef) {
 	return idx, sym
 }
 
-func wordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80 }
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80
+}
 
 // matchSignals appends to out the signals whose regexp matches a window
 // around one of its triggers in text (lower-cased). One pass over the words
