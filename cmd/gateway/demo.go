@@ -56,15 +56,25 @@ func printDemo(ctx context.Context, dataDir, url string, out io.Writer) error {
 	if err := postJSON(ctx, url+"/api/console/apps", token, map[string]string{"name": name, "mode": "events"}, &app); err != nil {
 		return fmt.Errorf("demo app: %w", err)
 	}
+	var vapp struct {
+		APIKey string `json:"api_key"`
+	}
+	vname := "demo verify " + time.Now().UTC().Format(time.RFC3339)
+	if err := postJSON(ctx, url+"/api/console/apps", token, map[string]string{"name": vname, "mode": "verify"}, &vapp); err != nil {
+		return fmt.Errorf("demo verify app: %w", err)
+	}
 	fmt.Fprintf(out, `
 Demo Events API key: %s
+Demo Verify API key: %s
 Console login:       %s / password in %s
 Console token:       %s
 Try it:
   curl -s %s/v1/events -H "X-API-Key: %s" -H 'Content-Type: application/json' \
     -d '{"prompt":"hi","answer":"hello","model":"gpt-4o-mini","prompt_tokens":3,"completion_tokens":2}'
+  curl -s %s/v1/verify -H "X-API-Key: %s" -H 'Content-Type: application/json' \
+    -d '{"answer":"Revenue grew 15%%, mail cfo@example.com","tool_result":"Revenue grew 12%% in 2024."}'
   curl -s '%s/api/console/requests?limit=5' -H "Authorization: Bearer %s"
-`, app.APIKey, demoEmail, pwFile, token, url, app.APIKey, url, token)
+`, app.APIKey, vapp.APIKey, demoEmail, pwFile, token, url, app.APIKey, url, vapp.APIKey, url, token)
 	return nil
 }
 
