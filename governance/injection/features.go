@@ -15,7 +15,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 1
+const FeatureVersion = 2
 
 // maxFeatureBytes caps the text the classifier reads: attacks show
 // themselves early and long documents would only dilute the n-grams. The
@@ -197,6 +197,8 @@ var signalREs = []struct {
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`)},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`)},
 	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`)},
+	{"multilingual_override", []string{"ignora", "ignorez", "ignoriere", "ignorieren", "vergiss", "oublie", "olvida", "dimentica", "निर्देशों", "忽略", "無視", "игнорируй", "забудь"}, regexp.MustCompile(`\b(?:ignora|ignorez|ignoriere|ignorieren|vergiss|oublie[zr]?|olvida|dimentica)\b[^.\n]{0,60}(?:instruc|anweisung|istruzion|consign|regla|regel|prompt|précédent|anterior|vorherig|precedent)|निर्देशों की अनदेखी|忽略(?:之前|以上|所有)|(?:以前|前)の指示を無視|игнорируй|забудь (?:все|предыдущие)`)},
+	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`)},
 	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`)},
 }
 
@@ -266,8 +268,8 @@ func wordByte(c byte) bool {
 // around one of its triggers in text (lower-cased). One pass over the words
 // finds the triggers; each signal's regexp runs at most once per window.
 func matchSignals(text string, out []string) []string {
-	var done [16]bool
-	var lastEnd [16]int
+	done := make([]bool, len(signalREs))
+	lastEnd := make([]int, len(signalREs))
 	for i := range lastEnd {
 		lastEnd[i] = -1
 	}
