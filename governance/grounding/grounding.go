@@ -65,20 +65,34 @@ type Checker struct {
 
 // New returns a checker with the thresholds chosen on the development sets
 // (docs/governance.md).
-func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.5, ShortWords: 12} }
+func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.6, ShortWords: 12} }
 
 type quantity struct {
 	span  scan.Span
 	value float64
-	kind  byte            // '%' percent, '$' currency, 'y' year, 'n' plain
-	ctx   map[string]bool // context words, computed on first use (align)
+	kind  byte     // '%' percent, '$' currency, 'y' year, 'n' plain
+	ctx   []string // up to 6 content words either side, computed on first use
 }
 
-func (q *quantity) context(text string) map[string]bool {
+func (q *quantity) context(toks []tok) []string {
 	if q.ctx == nil {
-		q.ctx = window(text, q.span.Start, q.span.End)
+		q.ctx = window(toks, q.span.Start, q.span.End)
 	}
 	return q.ctx
+}
+
+// overlap counts the words of a that b also has (contexts are short).
+func overlap(a, b []string) int {
+	n := 0
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // Check compares answer with source. An empty source skips the check.
@@ -96,11 +110,16 @@ func (c *Checker) Check(answer, source string) Result {
 	var ev []Evidence
 	var fixes []fix
 	correctable := true
-	for _, q := range quantities(answer) {
-		if src.hasValue(q) {
+	var atoks []tok
+	qs := quantities(answer)
+	if len(qs) > 0 {
+		atoks = tokens(answer)
+	}
+	for _, q := range qs {
+		q.context(atoks)
+		if src.hasValue(q) && !src.betterElsewhere(q) {
 			continue
 		}
-		q.context(answer)
 		best, ambiguous := src.align(q)
 		if best == nil {
 			continue // a number the source never discusses: left to the unsupported check
@@ -298,17 +317,59 @@ func parseQuantity(raw string) (float64, byte, bool) {
 }
 
 // window returns the content words within 6 words of [st, en).
-func window(text string, st, en int) map[string]bool {
-	before := words(text[max(0, st-60):st])
-	after := words(text[en:min(len(text), en+60)])
-	m := map[string]bool{}
-	for i := max(0, len(before)-6); i < len(before); i++ {
-		m[before[i]] = true
+func window(toks []tok, st, en int) []string {
+	i := sort.Search(len(toks), func(k int) bool { return toks[k].start >= st })
+	out := make([]string, 0, 12)
+	for k := max(0, i-6); k < i; k++ {
+		if st-toks[k].start <= 80 {
+			out = append(out, toks[k].w)
+		}
 	}
-	for i := 0; i < len(after) && i < 6; i++ {
-		m[after[i]] = true
+	for k := i; k < len(toks) && k < i+6+1; k++ {
+		if toks[k].start >= en && toks[k].start-en <= 80 {
+			out = append(out, toks[k].w)
+		}
 	}
-	return m
+	return out
+}
+
+// tok is a content word (lower-cased, stemmed) and its byte offset.
+type tok struct {
+	start int
+	w     string
+}
+
+// tokens returns the content words of text with their offsets, in one pass.
+func tokens(text string) []tok {
+	var out []tok
+	var buf []byte
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			i += n
+			continue
+		}
+		st := i
+		buf = buf[:0]
+		for i < len(text) {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) && r != '\'' {
+				break
+			}
+			if r < utf8.RuneSelf {
+				buf = append(buf, byte(unicode.ToLower(r)))
+			} else {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			i += n
+		}
+		w := strings.Trim(string(buf), "'")
+		if len(w) < 2 || stop[w] {
+			continue
+		}
+		out = append(out, tok{st, stem(w)})
+	}
+	return out
 }
 
 // words returns lower-cased, crudely stemmed content words.
@@ -359,10 +420,18 @@ type srcIndex struct {
 	nums  []quantity
 	sents []sentence
 	post  map[string][]int32 // word -> sentences holding it
+	toks  []tok              // content words with offsets, for number contexts
+	// numPost maps a context word to the source numbers whose context has
+	// it; score is the reused per-number counter of scores.
+	numPost map[string][]int32
+	score   []int32
 }
 
 func index(source string) *srcIndex {
 	ix := &srcIndex{text: source, vocab: map[string]bool{}, nums: quantities(source), post: map[string][]int32{}}
+	if len(ix.nums) > 0 {
+		ix.toks = tokens(source)
+	}
 	for _, sp := range sentences(source) {
 		ws := map[string]bool{}
 		for _, w := range words(source[sp.Start:sp.End]) {
@@ -414,23 +483,68 @@ func closeTo(a, b float64) bool {
 	return d/m <= 0.005
 }
 
+// betterElsewhere: the answer's value occurs in the source, but in another
+// context; a source number with a different value shares clearly more
+// context words with the answer's (at least 2 more, and at least 3), so the
+// answer most likely changed it ("refund within 50 days" where the source
+// says "within 100 days" and mentions 50 elsewhere).
+func (ix *srcIndex) betterElsewhere(q quantity) bool {
+	same, diff := 0, 0
+	for id, score := range ix.scores(q) {
+		s := &ix.nums[id]
+		if score == 0 || !compatible(q.kind, s.kind) {
+			continue
+		}
+		if closeTo(q.value, s.value) {
+			same = max(same, int(score))
+		} else {
+			diff = max(diff, int(score))
+		}
+	}
+	return diff >= 3 && diff >= same+2
+}
+
+// scores returns, per source number, how many of q's context words its
+// context shares, using an inverted index built on first use.
+func (ix *srcIndex) scores(q quantity) []int32 {
+	if ix.numPost == nil {
+		ix.numPost = map[string][]int32{}
+		for i := range ix.nums {
+			seen := map[string]bool{}
+			for _, w := range ix.nums[i].context(ix.toks) {
+				if !seen[w] {
+					seen[w] = true
+					ix.numPost[w] = append(ix.numPost[w], int32(i))
+				}
+			}
+		}
+		ix.score = make([]int32, len(ix.nums))
+	}
+	clear(ix.score)
+	seen := map[string]bool{}
+	for _, w := range q.ctx {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for _, id := range ix.numPost[w] {
+			ix.score[id]++
+		}
+	}
+	return ix.score
+}
+
 // align finds the source quantity the answer's number talks about: same
 // kind, most shared context words (at least one). ambiguous when another
 // candidate with a different value ties.
 func (ix *srcIndex) align(q quantity) (*quantity, bool) {
 	var best *quantity
 	bestScore, ties := 0, 0
-	for i := range ix.nums {
+	for i, sc := range ix.scores(q) {
 		s := &ix.nums[i]
+		score := int(sc)
 		if !compatible(q.kind, s.kind) || (q.kind == 'y') != (s.kind == 'y') {
 			continue
-		}
-		score := 0
-		sctx := s.context(ix.text)
-		for w := range q.ctx {
-			if sctx[w] {
-				score++
-			}
 		}
 		switch {
 		case score > bestScore:
