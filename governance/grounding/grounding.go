@@ -485,7 +485,7 @@ func closeTo(a, b float64) bool {
 
 // betterElsewhere: the answer's value occurs in the source, but in another
 // context; a source number with a different value shares clearly more
-// context words with the answer's (at least 2 more, and at least 3), so the
+// context words with the answer's (at least 3, and 3 more), so the
 // answer most likely changed it ("refund within 50 days" where the source
 // says "within 100 days" and mentions 50 elsewhere).
 func (ix *srcIndex) betterElsewhere(q quantity) bool {
@@ -501,7 +501,7 @@ func (ix *srcIndex) betterElsewhere(q quantity) bool {
 			diff = max(diff, int(score))
 		}
 	}
-	return diff >= 3 && diff >= same+2
+	return diff >= 3 && diff >= same+3
 }
 
 // scores returns, per source number, how many of q's context words its
