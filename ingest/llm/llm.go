@@ -1,0 +1,112 @@
+// Package llm is the gateway's view of an LLM vendor: one request and
+// response vocabulary (OpenAI's chat shape, the lingua franca) that each
+// vendor adapter (ingest/llm/<vendor>) translates to its own wire format.
+// Upstream keys travel in Credentials only: adapters never log them or put
+// them in errors.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Vendor values of the chat API's `provider` field (DESIGN.md section 5).
+const (
+	OpenAI      = "openai"
+	AzureOpenAI = "azure_openai"
+	Anthropic   = "anthropic"
+	Bedrock     = "bedrock"
+	Vertex      = "vertex"
+)
+
+// Vendors lists the five provider values.
+func Vendors() []string { return []string{OpenAI, AzureOpenAI, Anthropic, Bedrock, Vertex} }
+
+// Message is one chat message (spec section 2), plus the tool-call fields
+// OpenAI-style clients send.
+type Message struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Name       string          `json:"name,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+}
+
+// Request is one completion request.
+type Request struct {
+	Model          string
+	Messages       []Message
+	Temperature    *float64
+	MaxTokens      *int
+	Tools          json.RawMessage // OpenAI tools array, passed through
+	ResponseFormat json.RawMessage
+	// Extra holds every other parameter of the caller's body, forwarded
+	// unchanged where the vendor has a place for it.
+	Extra map[string]json.RawMessage
+}
+
+// Usage is the token count the vendor reported.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Response is a completed answer.
+type Response struct {
+	Content      string
+	ToolCalls    json.RawMessage
+	FinishReason string // OpenAI vocabulary: stop, length, tool_calls, content_filter
+	Usage        Usage
+	Model        string
+}
+
+// Credentials of one call: the BYOK key of the application or the
+// operator's Managed key. Never logged.
+type Credentials struct {
+	APIKey string
+}
+
+// Provider is one vendor adapter.
+type Provider interface {
+	Name() string
+	// Complete sends req and returns the answer. Errors are *Error.
+	Complete(ctx context.Context, req Request, cred Credentials) (Response, error)
+}
+
+// Error types.
+const (
+	ErrTimeout     = "upstream_timeout" // 504
+	ErrNetwork     = "upstream_error"   // 502
+	ErrStatus      = "upstream_status"  // the vendor's status
+	ErrBadResponse = "bad_response"     // 502: the vendor answered something unreadable
+)
+
+// Error is a failed upstream call, with the HTTP status the gateway answers.
+type Error struct {
+	Status  int
+	Type    string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s (%d): %s", e.Type, e.Status, e.Message) }
+
+// Config of an adapter.
+type Config struct {
+	BaseURL string        // vendor endpoint root, e.g. https://api.openai.com/v1
+	Timeout time.Duration // whole call, default 30 s
+	// RetryDelay before the one retry of an idempotent failure (connection
+	// refused or reset before an answer, 502/503/504). Default 100 ms.
+	RetryDelay time.Duration
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	if c.Timeout == 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.RetryDelay == 0 {
+		c.RetryDelay = 100 * time.Millisecond
+	}
+}

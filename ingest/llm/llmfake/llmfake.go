@@ -1,0 +1,93 @@
+// Package llmfake is a TEST DOUBLE of an LLM vendor: an OpenAI-compatible
+// Chat Completions server with deterministic answers, for tests and for
+// `gateway dev-llm` (so `make run` can demonstrate Full Control without a
+// vendor key). It is not an LLM.
+package llmfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Server answers POST /chat/completions (and /v1/chat/completions).
+type Server struct {
+	mu sync.Mutex
+	// Script, when non-empty, is answered in order (then the default).
+	script []Reply
+	// Requests records the bodies received (tests).
+	Requests [][]byte
+}
+
+// Reply is one scripted answer: Content, or Status+Body for an error.
+type Reply struct {
+	Content string
+	Status  int
+	Body    string
+}
+
+// Push queues scripted replies.
+func (s *Server) Push(r ...Reply) {
+	s.mu.Lock()
+	s.script = append(s.script, r...)
+	s.mu.Unlock()
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"error":{"message":"You didn't provide an API key.","type":"invalid_request_error"}}`)
+		return
+	}
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	var raw json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil || json.Unmarshal(raw, &req) != nil || len(req.Messages) == 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"message":"messages is required","type":"invalid_request_error"}}`)
+		return
+	}
+	s.mu.Lock()
+	s.Requests = append(s.Requests, raw)
+	var reply Reply
+	if len(s.script) > 0 {
+		reply, s.script = s.script[0], s.script[1:]
+	}
+	s.mu.Unlock()
+	if reply.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		fmt.Fprint(w, reply.Body)
+		return
+	}
+	content := reply.Content
+	if content == "" {
+		last := req.Messages[len(req.Messages)-1].Content
+		content = "You said: " + last
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content)) + 3
+	}
+	completion := len(strings.Fields(content))
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+	})
+}

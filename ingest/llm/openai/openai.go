@@ -1,0 +1,174 @@
+// Package openai is the OpenAI Chat Completions adapter (POST
+// {base}/chat/completions, Authorization: Bearer).
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// Adapter talks to one OpenAI-compatible endpoint.
+type Adapter struct {
+	cfg    llm.Config
+	client *http.Client
+}
+
+// New returns an adapter; cfg.BaseURL defaults to https://api.openai.com/v1.
+func New(cfg llm.Config) *Adapter {
+	cfg.Defaults()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	return &Adapter{cfg: cfg, client: &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,
+		ForceAttemptHTTP2: true,
+	}}}
+}
+
+// Name implements llm.Provider.
+func (a *Adapter) Name() string { return llm.OpenAI }
+
+type wireRequest struct {
+	Model          string          `json:"model"`
+	Messages       []llm.Message   `json:"messages"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	MaxTokens      *int            `json:"max_tokens,omitempty"`
+	Tools          json.RawMessage `json:"tools,omitempty"`
+	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
+}
+
+type wireResponse struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content   *string         `json:"content"`
+			ToolCalls json.RawMessage `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// Body encodes req in the Chat Completions wire format: the known fields
+// plus every Extra parameter, unchanged.
+func Body(req llm.Request) ([]byte, error) {
+	b, err := json.Marshal(wireRequest{Model: req.Model, Messages: req.Messages, Temperature: req.Temperature,
+		MaxTokens: req.MaxTokens, Tools: req.Tools, ResponseFormat: req.ResponseFormat})
+	if err != nil || len(req.Extra) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range req.Extra {
+		if _, known := m[k]; !known {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// Complete implements llm.Provider.
+func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
+	body, err := Body(req)
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot encode the request: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	var resp llm.Response
+	for attempt := 0; ; attempt++ {
+		resp, err = a.once(ctx, body, cred)
+		var le *llm.Error
+		if err == nil || attempt == 1 || !errors.As(err, &le) || !retryable(le) {
+			return resp, err
+		}
+		select {
+		case <-time.After(a.cfg.RetryDelay):
+		case <-ctx.Done():
+			return resp, err
+		}
+	}
+}
+
+func retryable(e *llm.Error) bool {
+	if e.Type == llm.ErrNetwork {
+		return true
+	}
+	return e.Type == llm.ErrStatus && (e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable ||
+		e.Status == http.StatusGatewayTimeout)
+}
+
+func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (llm.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Authorization", "Bearer "+cred.APIKey)
+	res, err := a.client.Do(hr)
+	if err != nil {
+		return llm.Response{}, transportError(ctx, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, transportError(ctx, err)
+	}
+	if res.StatusCode >= 400 {
+		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
+	}
+	var w wireResponse
+	if err := json.Unmarshal(raw, &w); err != nil || len(w.Choices) == 0 {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream answered with an unreadable chat completion"}
+	}
+	c := w.Choices[0]
+	out := llm.Response{FinishReason: c.FinishReason, Model: w.Model,
+		Usage: llm.Usage{PromptTokens: w.Usage.PromptTokens, CompletionTokens: w.Usage.CompletionTokens}}
+	if c.Message.Content != nil {
+		out.Content = *c.Message.Content
+	}
+	if len(c.Message.ToolCalls) > 0 && string(c.Message.ToolCalls) != "null" {
+		out.ToolCalls = c.Message.ToolCalls
+	}
+	return out, nil
+}
+
+func transportError(ctx context.Context, err error) error {
+	var ne net.Error
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+	}
+	return &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
+}
+
+// upstreamMessage extracts OpenAI's {"error":{"message"}} without echoing
+// anything else (the body could quote the key in some proxies).
+func upstreamMessage(raw []byte, status int) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
+		m := e.Error.Message
+		if len(m) > 300 {
+			m = m[:300]
+		}
+		return m
+	}
+	return fmt.Sprintf("the upstream LLM answered HTTP %d", status)
+}
