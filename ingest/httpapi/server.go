@@ -23,6 +23,7 @@ import (
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -64,6 +65,10 @@ type Config struct {
 	ConsoleTokenTTL time.Duration
 	// BcryptCost of console password hashes. Default auth.BcryptCost.
 	BcryptCost int
+	// ManagedKeys are the operator's upstream keys by vendor value
+	// (GATEWAY_PROVIDER_<NAME>_API_KEY), used by Managed applications.
+	// Never logged or returned.
+	ManagedKeys map[string]string
 	// PolicyTTL is how long a compiled application policy is used before
 	// its version is checked again in the store: the window in which other
 	// API replicas still apply a policy edited elsewhere. Default 5 s.
@@ -138,6 +143,9 @@ type Deps struct {
 	// defaults to UUIDv7.
 	Now   func() time.Time
 	NewID func() string
+	// Providers are the LLM adapters of POST /v1/chat by vendor value
+	// (llm.OpenAI, ...); a vendor without one answers 501.
+	Providers map[string]llm.Provider
 	// Governance is the policy engine of POST /v1/verify. Nil:
 	// governance.New() (the shipped scanners).
 	Governance *governance.Engine
@@ -145,20 +153,21 @@ type Deps struct {
 
 // Server is the HTTP front end. Close it to stop its caches.
 type Server struct {
-	cfg      Config
-	store    query.Store
-	log      LogWriter
-	logger   *slog.Logger
-	ready    func(ctx context.Context) error
-	now      func() time.Time
-	newID    func() string
-	keys     *auth.Resolver
-	gov      *governance.Engine
-	policies *policyCache
-	pw       *auth.Passwords
-	sealer   *auth.Sealer
-	metrics  *metrics
-	e        *echo.Echo
+	cfg       Config
+	store     query.Store
+	log       LogWriter
+	logger    *slog.Logger
+	ready     func(ctx context.Context) error
+	now       func() time.Time
+	newID     func() string
+	keys      *auth.Resolver
+	gov       *governance.Engine
+	providers map[string]llm.Provider
+	policies  *policyCache
+	pw        *auth.Passwords
+	sealer    *auth.Sealer
+	metrics   *metrics
+	e         *echo.Echo
 }
 
 // New builds the server and its routes.
@@ -209,6 +218,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.keys, err = auth.NewResolver(deps.Store, cfg.Keys); err != nil {
 		return nil, err
 	}
+	s.providers = deps.Providers
 	s.gov = deps.Governance
 	if s.gov == nil {
 		s.gov = governance.New()
@@ -262,6 +272,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 
 	e.POST("/v1/events", s.postEvents)
 	e.POST("/v1/verify", s.postVerify)
+	e.POST("/v1/chat", s.postChat)
 
 	e.POST("/api/console/signup", s.signup)
 	e.POST("/api/console/login", s.login)

@@ -1,0 +1,522 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/governance-gateway/gateway/governance"
+	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// Limits of POST /v1/chat (docs/api.md).
+const (
+	ChatBodyLimit      = 4 << 20
+	MaxChatMessages    = 500
+	MaxSessionTurns    = 50 // stored turns prepended to a prompt-only request
+	MaxRegenerations   = 2  // extra LLM calls after a post-flight "regenerate"
+	regenerateNotice   = "Your previous answer was withheld because it violated the application's policy (%s). Answer the user's last message again without %s."
+	chatIntegrationID  = "api:v1_chat"
+	providerManagedOpt = "managed"
+)
+
+// chatRequest: known fields typed, the rest forwarded to the LLM unchanged.
+type chatRequest struct {
+	Messages       []llm.Message
+	Prompt         string
+	HasPrompt      bool
+	Model          string
+	Provider       string
+	Temperature    *float64
+	MaxTokens      *int
+	Tools          json.RawMessage
+	ResponseFormat json.RawMessage
+	UserID         string
+	SessionID      string
+	Metadata       json.RawMessage
+	Stream         bool
+	Extra          map[string]json.RawMessage
+}
+
+type chatUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+type chatTokens struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+	Total      int64 `json:"total"`
+}
+
+type chatReason struct {
+	Policy   string `json:"policy"`
+	Severity string `json:"severity"`
+	Stage    string `json:"stage"`
+}
+
+// chatResponse is the union of the spec's form A and form B (DESIGN.md 5).
+type chatResponse struct {
+	OK         bool              `json:"ok"`
+	RequestID  string            `json:"request_id"`
+	Governance governance.Action `json:"governance"`
+	Stage      string            `json:"stage,omitempty"`
+	Reasons    []chatReason      `json:"reasons"`
+	Model      string            `json:"model"`
+	Answer     *string           `json:"answer"`
+	Usage      chatUsage         `json:"usage"`
+	// Form B.
+	Confidence         string            `json:"confidence"`
+	GovernanceAction   governance.Action `json:"governance_action"`
+	VerifiedSourceUsed bool              `json:"verified_source_used"`
+	Policy             string            `json:"policy"`
+	LatencyMs          int64             `json:"latency_ms"`
+	Tokens             chatTokens        `json:"tokens"`
+	Matches            []string          `json:"matches"`
+	// Extra, not in either form.
+	PolicyHits []governance.Finding `json:"policy_hits"`
+	RiskScore  float64              `json:"risk_score"`
+}
+
+var chatRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
+
+// parseChat validates the body. Errors are 400 with the field named.
+func parseChat(body []byte) (chatRequest, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return chatRequest{}, fail(http.StatusBadRequest, "request body must be a JSON object: %s", jsonProblem(err))
+	}
+	var r chatRequest
+	str := func(name string, dst *string, limit int) error {
+		v, ok := raw[name]
+		delete(raw, name)
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fail(http.StatusBadRequest, "%s must be a string", name)
+		}
+		if len(*dst) > limit {
+			return fail(http.StatusBadRequest, "%s is over %d bytes", name, limit)
+		}
+		return nil
+	}
+	if v, ok := raw["prompt"]; ok && string(v) != "null" {
+		r.HasPrompt = true
+	}
+	for _, f := range []struct {
+		name  string
+		dst   *string
+		limit int
+	}{{"prompt", &r.Prompt, MaxVerifyPrompt}, {"model", &r.Model, 256}, {"provider", &r.Provider, 64},
+		{"user_id", &r.UserID, 256}, {"session_id", &r.SessionID, 256}} {
+		if err := str(f.name, f.dst, f.limit); err != nil {
+			return r, err
+		}
+	}
+	if v, ok := raw["messages"]; ok && string(v) != "null" {
+		var msgs []json.RawMessage
+		if err := json.Unmarshal(v, &msgs); err != nil {
+			return r, fail(http.StatusBadRequest, "messages must be an array of {role, content} objects")
+		}
+		if len(msgs) > MaxChatMessages {
+			return r, fail(http.StatusBadRequest, "messages has %d entries, the limit is %d", len(msgs), MaxChatMessages)
+		}
+		for i, m := range msgs {
+			var mm struct {
+				Role       *string         `json:"role"`
+				Content    json.RawMessage `json:"content"`
+				Name       *string         `json:"name"`
+				ToolCallID *string         `json:"tool_call_id"`
+				ToolCalls  json.RawMessage `json:"tool_calls"`
+			}
+			if err := json.Unmarshal(m, &mm); err != nil {
+				return r, fail(http.StatusBadRequest, "messages[%d] must be an object with string role and content", i)
+			}
+			if mm.Role == nil || !chatRoles[*mm.Role] {
+				return r, fail(http.StatusBadRequest, "messages[%d].role must be one of system, user, assistant, tool", i)
+			}
+			msg := llm.Message{Role: *mm.Role}
+			switch {
+			case len(mm.Content) == 0 || string(mm.Content) == "null":
+				if *mm.Role != "assistant" || len(mm.ToolCalls) == 0 {
+					return r, fail(http.StatusBadRequest, "messages[%d].content must be a string", i)
+				}
+			case json.Unmarshal(mm.Content, &msg.Content) != nil:
+				return r, fail(http.StatusBadRequest, "messages[%d].content must be a string", i)
+			}
+			if mm.Name != nil {
+				msg.Name = *mm.Name
+			}
+			if mm.ToolCallID != nil {
+				msg.ToolCallID = *mm.ToolCallID
+			}
+			if len(mm.ToolCalls) > 0 && string(mm.ToolCalls) != "null" {
+				var arr []json.RawMessage
+				if json.Unmarshal(mm.ToolCalls, &arr) != nil {
+					return r, fail(http.StatusBadRequest, "messages[%d].tool_calls must be an array", i)
+				}
+				msg.ToolCalls = mm.ToolCalls
+			}
+			r.Messages = append(r.Messages, msg)
+		}
+	}
+	delete(raw, "messages")
+	if len(r.Messages) == 0 && !r.HasPrompt {
+		return r, fail(http.StatusBadRequest, "messages or prompt is required")
+	}
+	if v, ok := raw["temperature"]; ok && string(v) != "null" {
+		var t float64
+		if json.Unmarshal(v, &t) != nil {
+			return r, fail(http.StatusBadRequest, "temperature must be a number")
+		}
+		r.Temperature = &t
+	}
+	delete(raw, "temperature")
+	if v, ok := raw["max_tokens"]; ok && string(v) != "null" {
+		var n int
+		if json.Unmarshal(v, &n) != nil || n < 1 {
+			return r, fail(http.StatusBadRequest, "max_tokens must be a positive integer")
+		}
+		r.MaxTokens = &n
+	}
+	delete(raw, "max_tokens")
+	if v, ok := raw["tools"]; ok && string(v) != "null" {
+		var arr []map[string]json.RawMessage
+		if json.Unmarshal(v, &arr) != nil {
+			return r, fail(http.StatusBadRequest, "tools must be an array of tool objects")
+		}
+		for i, t := range arr {
+			if _, ok := t["type"]; !ok {
+				return r, fail(http.StatusBadRequest, "tools[%d].type is required", i)
+			}
+		}
+		r.Tools = v
+	}
+	delete(raw, "tools")
+	if v, ok := raw["response_format"]; ok && string(v) != "null" {
+		r.ResponseFormat = v
+	}
+	delete(raw, "response_format")
+	if v, ok := raw["metadata"]; ok && string(v) != "null" {
+		if !bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) {
+			return r, fail(http.StatusBadRequest, "metadata must be an object")
+		}
+		r.Metadata = v
+	}
+	delete(raw, "metadata")
+	if v, ok := raw["stream"]; ok && string(v) != "null" {
+		if json.Unmarshal(v, &r.Stream) != nil {
+			return r, fail(http.StatusBadRequest, "stream must be a boolean")
+		}
+	}
+	delete(raw, "stream")
+	r.Extra = raw
+	return r, nil
+}
+
+// postChat is POST /v1/chat (spec 4.3): pre-flight governance of the prompt
+// and tool outputs, the LLM call, post-flight governance of the answer
+// (rewrite, bounded regenerate, block), one trace on the log before the
+// response.
+func (s *Server) postChat(c echo.Context) error {
+	start := s.now()
+	app, err := s.serviceApp(c, query.AppModeFullControl, "POST /v1/chat")
+	if err != nil {
+		return err
+	}
+	if err := requireJSON(c); err != nil {
+		return err
+	}
+	body, err := readBody(c, ChatBodyLimit)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(body) {
+		return fail(http.StatusBadRequest, "request body is not valid UTF-8")
+	}
+	req, err := parseChat(body)
+	if err != nil {
+		return err
+	}
+	if req.Stream {
+		return fail(http.StatusNotImplemented, "stream:true is not supported by this server yet; send stream:false")
+	}
+	model := req.Model
+	switch {
+	case model == "" && app.Model == "":
+		return fail(http.StatusBadRequest, "model is required: the application has no default model")
+	case model == "":
+		model = app.Model
+	case app.Model != "" && model != app.Model:
+		return fail(http.StatusBadRequest, "model %q is not configured for this application (it uses %q)", model, app.Model)
+	}
+	provider := req.Provider
+	switch {
+	case provider == "" && app.Provider != "":
+		provider = app.Provider
+	case provider == "":
+		provider = llm.OpenAI
+	}
+	if !slices.Contains(llm.Vendors(), provider) {
+		return fail(http.StatusBadRequest, "provider must be one of %s", strings.Join(llm.Vendors(), ", "))
+	}
+	if app.Provider != "" && provider != app.Provider {
+		return fail(http.StatusBadRequest, "provider %q is not configured for this application (it uses %q)", provider, app.Provider)
+	}
+	adapter := s.providers[provider]
+	if adapter == nil {
+		return fail(http.StatusNotImplemented, "provider %q is not available on this server", provider)
+	}
+	cred, err := s.credentials(app, provider)
+	if err != nil {
+		return err
+	}
+	pol, err := s.policies.get(c.Request().Context(), app)
+	if err != nil {
+		return unavailable("cannot load the application's policy right now; retry", err)
+	}
+
+	// History: a prompt-only request in a session continues its stored turns.
+	msgs := req.Messages
+	if len(msgs) == 0 && req.SessionID != "" {
+		msgs = s.sessionHistory(c.Request().Context(), app.OrgID, req.SessionID)
+	}
+	if req.HasPrompt {
+		msgs = append(msgs, llm.Message{Role: "user", Content: req.Prompt})
+	}
+	userIdx := -1
+	var toolOut []string
+	for i, m := range msgs {
+		switch m.Role {
+		case "user":
+			userIdx = i
+		case "tool":
+			toolOut = append(toolOut, m.Content)
+		}
+	}
+	lastUser := ""
+	if userIdx >= 0 {
+		lastUser = msgs[userIdx].Content
+	}
+	toolText := strings.Join(toolOut, "\n\n")
+	requestID := s.newID()
+	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeSDK, StartedAt: start, Provider: provider, Model: model,
+		UseCase: defaultUseCase, IntegrationID: chatIntegrationID, UserID: req.UserID, SessionID: req.SessionID,
+		Prompt: lastUser, Metadata: req.Metadata}
+	for _, h := range []struct {
+		name string
+		dst  *string
+	}{{"X-Use-Case", &tr.UseCase}, {"X-Team-Id", &tr.TeamID}, {"X-Integration-Id", &tr.IntegrationID}, {"X-End-User-Id", &tr.EndUserID}} {
+		v, err := dimension(c, h.name, *h.dst)
+		if err != nil {
+			return err
+		}
+		*h.dst = v
+	}
+
+	// Pre-flight: the prompt and every tool output, before the LLM sees them.
+	pre := pol.Verify(governance.Input{Prompt: lastUser, ToolResult: toolText})
+	if pre.Governance == governance.ActionBlock {
+		resp := s.chatDecision(requestID, model, start, pre, nil, false, llm.Usage{})
+		resp.Stage = string(governance.StagePre)
+		return s.finishChat(c, app, tr, resp, pre.Findings, "")
+	}
+	if userIdx >= 0 && pre.Prompt != lastUser {
+		msgs[userIdx].Content = pre.Prompt // pre-flight redaction
+		tr.Prompt = pre.Prompt
+	}
+
+	llmReq := llm.Request{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
+		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
+	var usage llm.Usage
+	var post governance.Decision
+	var answer string
+	for attempt := 0; ; attempt++ {
+		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
+		if err != nil {
+			return s.chatUpstreamError(c, app, tr, start, err)
+		}
+		usage.PromptTokens += out.Usage.PromptTokens
+		usage.CompletionTokens += out.Usage.CompletionTokens
+		answer = out.Content
+		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: attempt < MaxRegenerations})
+		if post.Governance != governance.ActionRegenerate {
+			break
+		}
+		why := "the content it flagged"
+		if len(post.Reasons) > 0 {
+			why = post.Reasons[0].Policy
+		}
+		llmReq.Messages = append(slices.Clone(llmReq.Messages),
+			llm.Message{Role: "assistant", Content: answer},
+			llm.Message{Role: "system", Content: fmt.Sprintf(regenerateNotice, why, why)})
+		tr.Status = schemas.StatusRegenerated
+	}
+	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
+	regenerated := tr.Status == schemas.StatusRegenerated
+	final := post.Answer
+	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
+	if regenerated && post.Governance == governance.ActionAllow {
+		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
+	}
+	if resp.Governance != governance.ActionAllow {
+		resp.Stage = string(governance.StagePost)
+	}
+	resp.PolicyHits = findings
+	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
+	resp.Matches = matches(findings)
+	resp.RiskScore = governance.RiskScore(findings)
+	return s.finishChat(c, app, tr, resp, findings, final)
+}
+
+func withoutStage(f []governance.Finding, st governance.Stage) []governance.Finding {
+	var out []governance.Finding
+	for _, x := range f {
+		if x.Stage != st {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// chatReasons maps engine reasons to the chat's stages: tool outputs are
+// checked before they reach the LLM, so they are pre-flight.
+func chatReasons(rs []governance.Reason) []chatReason {
+	out := []chatReason{}
+	for _, r := range rs {
+		st := r.Stage
+		if st == governance.StageTool {
+			st = governance.StagePre
+		}
+		out = append(out, chatReason{Policy: r.Policy, Severity: string(r.Severity), Stage: string(st)})
+	}
+	return out
+}
+
+func matches(f []governance.Finding) []string {
+	out := []string{}
+	for _, x := range f {
+		if !slices.Contains(out, x.Policy) {
+			out = append(out, x.Policy)
+		}
+	}
+	return out
+}
+
+func (s *Server) chatDecision(requestID, model string, start time.Time, d governance.Decision, answer *string, source bool, u llm.Usage) chatResponse {
+	resp := chatResponse{
+		OK: true, RequestID: requestID, Governance: d.Governance, GovernanceAction: d.Governance, Model: model,
+		Answer: answer, Reasons: chatReasons(d.Reasons), Matches: matches(d.Findings), PolicyHits: d.Findings,
+		RiskScore: d.RiskScore, VerifiedSourceUsed: source,
+		Usage:  chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens},
+		Tokens: chatTokens{Prompt: u.PromptTokens, Completion: u.CompletionTokens, Total: u.PromptTokens + u.CompletionTokens},
+	}
+	if resp.PolicyHits == nil {
+		resp.PolicyHits = []governance.Finding{}
+	}
+	if len(d.Reasons) > 0 {
+		resp.Policy = d.Reasons[0].Policy
+	}
+	resp.Confidence = fmt.Sprintf("%.2f", 1-d.RiskScore)
+	resp.LatencyMs = s.now().Sub(start).Milliseconds()
+	return resp
+}
+
+// finishChat records the trace on the log, then answers.
+func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, resp chatResponse, findings []governance.Finding, answer string) error {
+	finished := s.now()
+	lat := finished.Sub(tr.StartedAt).Milliseconds()
+	risk := resp.RiskScore
+	tr.FinishedAt, tr.LatencyMs, tr.RiskScore = &finished, &lat, &risk
+	tr.PromptTokens, tr.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
+	if tr.Status == "" || resp.Governance == governance.ActionBlock {
+		tr.Status = statusOf(resp.Governance)
+	}
+	tr.FinalDecision = string(resp.Governance)
+	tr.PolicyHits = policyHits(findings)
+	tr.Answer = answer
+	resp.LatencyMs = lat
+	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
+	s.stamp(&env, app, finished)
+	if err := s.produce(c, []schemas.Envelope{env}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+// chatUpstreamError answers an LLM failure with its status and records the
+// request as an error trace (best effort: the upstream error is the answer).
+func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Trace, start time.Time, err error) error {
+	status, msg := http.StatusBadGateway, "the upstream LLM failed"
+	var le *llm.Error
+	if errors.As(err, &le) {
+		status, msg = le.Status, le.Message
+	}
+	finished := s.now()
+	lat := finished.Sub(start).Milliseconds()
+	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
+	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
+	s.stamp(&env, app, finished)
+	if perr := s.produce(c, []schemas.Envelope{env}); perr != nil {
+		s.logger.WarnContext(c.Request().Context(), "chat error trace not recorded", "request_id", tr.RequestID, "err", perr)
+	}
+	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": tr.RequestID})
+}
+
+// credentials returns the upstream key: the application's sealed BYOK key,
+// or the operator's Managed key for the provider.
+func (s *Server) credentials(app query.App, provider string) (llm.Credentials, error) {
+	if app.ProviderOption == providerManagedOpt || len(app.LLMKeyCipher) == 0 {
+		k := s.cfg.ManagedKeys[provider]
+		if k == "" {
+			return llm.Credentials{}, unavailable(fmt.Sprintf("no Managed key is configured for provider %s on this server", provider), nil)
+		}
+		return llm.Credentials{APIKey: k}, nil
+	}
+	key, err := s.sealer.Open(app.LLMKeyCipher, auth.SealAAD(app.OrgID, app.ID))
+	if err != nil {
+		return llm.Credentials{}, &apiError{status: http.StatusInternalServerError, msg: "the application's LLM key cannot be opened (GATEWAY_MASTER_KEY changed?)", cause: err}
+	}
+	return llm.Credentials{APIKey: string(key)}, nil
+}
+
+// sessionHistory rebuilds the turns of a session from its stored traces
+// (oldest first, the last MaxSessionTurns). Traces reach the store a few
+// hundred milliseconds after their response: a turn sent sooner than that
+// after the previous one may not see it (docs/api.md).
+func (s *Server) sessionHistory(ctx context.Context, orgID, sessionID string) []llm.Message {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.LookupTimeout)
+	defer cancel()
+	rows, err := s.store.SessionTraces(ctx, orgID, sessionID)
+	if err != nil {
+		return nil
+	}
+	if len(rows) > MaxSessionTurns {
+		rows = rows[len(rows)-MaxSessionTurns:]
+	}
+	var out []llm.Message
+	for _, r := range rows {
+		if r.Trace.Prompt == "" || r.Trace.Status == schemas.StatusError || r.Trace.Status == schemas.StatusBlocked {
+			continue
+		}
+		out = append(out, llm.Message{Role: "user", Content: r.Trace.Prompt})
+		if r.Trace.Answer != "" {
+			out = append(out, llm.Message{Role: "assistant", Content: r.Trace.Answer})
+		}
+	}
+	return out
+}
