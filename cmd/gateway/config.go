@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
 )
 
 // Roles of `gateway serve`.
@@ -36,6 +38,11 @@ type config struct {
 	PprofAddr         string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
 	MemoryLimit       int64         // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
 	Demo              bool
+	// ProviderURLs / ProviderKeys: GATEWAY_PROVIDER_<NAME>_BASE_URL and
+	// _API_KEY by vendor value (the Managed pool's keys; never logged).
+	ProviderURLs map[string]string
+	ProviderKeys map[string]string
+	LLMTimeout   time.Duration // GATEWAY_LLM_TIMEOUT, default 30 s
 }
 
 func defaultConfig() config {
@@ -94,6 +101,24 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("GATEWAY_MASTER_KEY: %w", err)
 		}
 		c.MasterKey = k
+	}
+	c.ProviderURLs, c.ProviderKeys = map[string]string{}, map[string]string{}
+	for _, v := range llm.Vendors() {
+		name := strings.ToUpper(v)
+		if u := getenv("GATEWAY_PROVIDER_" + name + "_BASE_URL"); u != "" {
+			c.ProviderURLs[v] = strings.TrimRight(u, "/")
+		}
+		if k := getenv("GATEWAY_PROVIDER_" + name + "_API_KEY"); k != "" {
+			c.ProviderKeys[v] = k
+		}
+	}
+	c.LLMTimeout = 30 * time.Second
+	if v := getenv("GATEWAY_LLM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("GATEWAY_LLM_TIMEOUT: %q is not a positive duration", v)
+		}
+		c.LLMTimeout = d
 	}
 	if v := getenv("GATEWAY_FLUSH_ROWS"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -63,6 +63,18 @@ func printDemo(ctx context.Context, dataDir, url string, out io.Writer) error {
 	if err := postJSON(ctx, url+"/api/console/apps", token, map[string]string{"name": vname, "mode": "verify"}, &vapp); err != nil {
 		return fmt.Errorf("demo verify app: %w", err)
 	}
+	var fapp struct {
+		APIKey string `json:"api_key"`
+	}
+	fname := "demo full control " + time.Now().UTC().Format(time.RFC3339)
+	if err := postJSON(ctx, url+"/api/console/apps", token, map[string]string{"name": fname, "mode": "full_control",
+		"provider_option": "managed", "provider": "openai", "model": "gpt-4o-mini"}, &fapp); err != nil {
+		return fmt.Errorf("demo full control app: %w", err)
+	}
+	fmt.Fprintf(out, `
+Demo Full Control API key: %s   (POST /v1/chat; provider openai is the fake LLM unless GATEWAY_PROVIDER_OPENAI_* are set)
+  curl -s %s/v1/chat -H "X-API-Key: %s" -H 'Content-Type: application/json' -d '{"prompt":"hello"}'
+`, fapp.APIKey, url, fapp.APIKey)
 	fmt.Fprintf(out, `
 Demo Events API key: %s
 Demo Verify API key: %s

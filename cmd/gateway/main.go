@@ -20,6 +20,7 @@ Usage:
   gateway broker --addr=HOST:PORT --data-dir=DIR       run only the embedded Kafka-protocol broker
   gateway rebuild                                      re-derive the query store from the log
   gateway bench ingest|verify [flags]                  the ingest and verify benchmarks (docs/benchmarks.md)
+  gateway dev-llm [--addr=127.0.0.1:8090]              a fake LLM (test double, OpenAI format) for trying /v1/chat
   gateway eval [-datasets DIR] [-only CATEGORY]        guardrail quality tables on labelled data (docs/governance.md)
   gateway help                                         this text
 
@@ -50,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRebuild(ctx, args[1:], stdout, logger)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, logger)
+	case "dev-llm":
+		err = cmdDevLLM(ctx, args[1:], stdout, logger)
 	case "eval":
 		err = cmdEval(ctx, args[1:], stdout, logger)
 	case "help", "-h", "--help":

@@ -21,6 +21,9 @@ import (
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/httpapi"
+	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
+	"github.com/governance-gateway/gateway/ingest/llm/openai"
 	"github.com/governance-gateway/gateway/processors/analyse"
 	"github.com/governance-gateway/gateway/processors/lake"
 	"github.com/governance-gateway/gateway/processors/tracewriter"
@@ -117,6 +120,20 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	// One governance engine (scanners, embedded model) shared by verify
 	// and the processors' analysis stage.
 	gov := governance.New()
+	if cfg.Demo && runAPI && cfg.ProviderURLs[llm.OpenAI] == "" && cfg.ProviderKeys[llm.OpenAI] == "" {
+		// The demo needs no vendor key: Full Control talks to the built-in
+		// fake LLM (a test double, see `gateway dev-llm`).
+		fl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("demo fake LLM: %w", err)
+		}
+		fsrv := &http.Server{Handler: &llmfake.Server{}, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = fsrv.Serve(fl) }()
+		defer fsrv.Close()
+		cfg.ProviderURLs[llm.OpenAI] = "http://" + fl.Addr().String() + "/v1"
+		cfg.ProviderKeys[llm.OpenAI] = "dev-llm"
+		logger.Info("demo: provider openai is the built-in fake LLM (test double)", "url", cfg.ProviderURLs[llm.OpenAI])
+	}
 
 	var producer *topics.Producer
 	if runAPI {
@@ -125,8 +142,9 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return fmt.Errorf("start producer: %w", err)
 		}
 		defer producer.Close()
-		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey}, httpapi.Deps{
+		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey, ManagedKeys: cfg.ProviderKeys}, httpapi.Deps{
 			Governance: gov,
+			Providers:  providers(cfg),
 			Store:      store,
 			Log:        producer,
 			Logger:     logger.With("component", "http"),
@@ -302,5 +320,15 @@ func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
 		errc <- fmt.Errorf("pprof server: %w", err)
+	}
+}
+
+// providers builds the LLM adapters of POST /v1/chat. OpenAI is always
+// available (api.openai.com unless GATEWAY_PROVIDER_OPENAI_BASE_URL says
+// otherwise, e.g. `gateway dev-llm`).
+func providers(cfg config) map[string]llm.Provider {
+	lc := func(v string) llm.Config { return llm.Config{BaseURL: cfg.ProviderURLs[v], Timeout: cfg.LLMTimeout} }
+	return map[string]llm.Provider{
+		llm.OpenAI: openai.New(lc(llm.OpenAI)),
 	}
 }
