@@ -66,7 +66,7 @@ func TestChatDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ce.log.reset()
-			before := len(ce.fake.Requests)
+			before := len(ce.fake.Received())
 			ce.fake.Push(tt.script...)
 			r := ce.chat(tt.body)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
@@ -80,7 +80,7 @@ func TestChatDecisions(t *testing.T) {
 			} else {
 				require.Equal(t, tt.stage, m["stage"])
 			}
-			require.Equal(t, tt.llmCalls, len(ce.fake.Requests)-before, "LLM calls")
+			require.Equal(t, tt.llmCalls, len(ce.fake.Received())-before, "LLM calls")
 			usage := m["usage"].(map[string]any)
 			if tt.llmCalls == 0 {
 				require.EqualValues(t, 0, usage["prompt_tokens"])
@@ -111,19 +111,19 @@ func TestChatRegenerate(t *testing.T) {
 		map[string]any{"rules": []any{map[string]any{"match": "pii", "stages": []string{"post-flight"}, "action": "regenerate"}}}, bearer(ce.acct.token)...)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	ce.fake.Push(llmfake.Reply{Content: "Mail jane.doe@example.com"}, llmfake.Reply{Content: "Please use the contact form."})
-	before := len(ce.fake.Requests)
+	before := len(ce.fake.Received())
 	m := ce.chat(map[string]any{"prompt": "contact?"}).JSON(t)
 	require.Equal(t, "regenerate", m["governance"])
 	require.Equal(t, "Please use the contact form.", m["answer"])
-	require.Equal(t, 2, len(ce.fake.Requests)-before)
-	require.Contains(t, string(ce.fake.Requests[len(ce.fake.Requests)-1]), "withheld", "the second call carries the corrective instruction")
+	require.Equal(t, 2, len(ce.fake.Received())-before)
+	require.Contains(t, string(ce.fake.Received()[len(ce.fake.Received())-1]), "withheld", "the second call carries the corrective instruction")
 	require.Equal(t, schemas.StatusRegenerated, ce.log.all()[0].Trace.Status)
 
 	// A model that keeps violating: bounded attempts, then the strongest of rewrite/block.
 	ce.fake.Push(llmfake.Reply{Content: "a@b.io"}, llmfake.Reply{Content: "c@d.io"}, llmfake.Reply{Content: "e@f.io"})
-	before = len(ce.fake.Requests)
+	before = len(ce.fake.Received())
 	m = ce.chat(map[string]any{"prompt": "contact?"}).JSON(t)
-	require.Equal(t, 1+MaxRegenerations, len(ce.fake.Requests)-before)
+	require.Equal(t, 1+MaxRegenerations, len(ce.fake.Received())-before)
 	require.Equal(t, "rewrite", m["governance"])
 	require.Equal(t, "[EMAIL]", m["answer"])
 }
@@ -133,10 +133,10 @@ func TestChatSessionHistory(t *testing.T) {
 	now := time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC)
 	ce.seed(ce.acct.org, ce.app.ID, schemas.Trace{RequestID: "turn-1", Mode: schemas.ModeSDK, StartedAt: now, Status: "ok",
 		SessionID: "sess-1", Prompt: "My name is Ada.", Answer: "Hello Ada!", ReceivedAt: now})
-	before := len(ce.fake.Requests)
+	before := len(ce.fake.Received())
 	m := ce.chat(map[string]any{"prompt": "What is my name?", "session_id": "sess-1"}).JSON(t)
 	require.Equal(t, "allow", m["governance"])
-	sent := string(ce.fake.Requests[before])
+	sent := string(ce.fake.Received()[before])
 	require.Contains(t, sent, "My name is Ada.")
 	require.Contains(t, sent, "Hello Ada!")
 	require.Equal(t, "sess-1", ce.log.all()[0].Trace.SessionID)

@@ -17,8 +17,14 @@ type Server struct {
 	mu sync.Mutex
 	// Script, when non-empty, is answered in order (then the default).
 	script []Reply
-	// Requests records the bodies received (tests).
-	Requests [][]byte
+	requests [][]byte
+}
+
+// Received returns a copy of the request bodies received so far.
+func (s *Server) Received() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.requests...)
 }
 
 // Reply is one scripted answer: Content, or Status+Body for an error.
@@ -62,7 +68,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.Requests = append(s.Requests, raw)
+	s.requests = append(s.requests, raw)
 	var reply Reply
 	if len(s.script) > 0 {
 		reply, s.script = s.script[0], s.script[1:]
