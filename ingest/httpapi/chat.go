@@ -88,6 +88,19 @@ type chatResponse struct {
 	// Extra, not in either form.
 	PolicyHits []governance.Finding `json:"policy_hits"`
 	RiskScore  float64              `json:"risk_score"`
+	// ToolCalls the LLM asked for (OpenAI shape), for the client to run and
+	// send back as tool messages.
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+
+	toolCalls []toolCall // recorded as child traces
+}
+
+type toolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 var chatRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
@@ -343,6 +356,7 @@ func (s *Server) postChat(c echo.Context) error {
 		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
 	var usage llm.Usage
 	var post governance.Decision
+	var toolCalls json.RawMessage
 	var answer string
 	for attempt := 0; ; attempt++ {
 		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
@@ -352,6 +366,7 @@ func (s *Server) postChat(c echo.Context) error {
 		usage.PromptTokens += out.Usage.PromptTokens
 		usage.CompletionTokens += out.Usage.CompletionTokens
 		answer = out.Content
+		toolCalls = out.ToolCalls
 		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: attempt < MaxRegenerations})
 		if post.Governance != governance.ActionRegenerate {
 			break
@@ -379,6 +394,10 @@ func (s *Server) postChat(c echo.Context) error {
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
 	resp.Matches = matches(findings)
 	resp.RiskScore = governance.RiskScore(findings)
+	if len(toolCalls) > 0 && resp.Governance != governance.ActionBlock {
+		resp.ToolCalls = toolCalls
+		_ = json.Unmarshal(toolCalls, &resp.toolCalls)
+	}
 	return s.finishChat(c, app, tr, resp, findings, final)
 }
 
@@ -452,7 +471,21 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	resp.LatencyMs = lat
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
-	if err := s.produce(c, []schemas.Envelope{env}); err != nil {
+	envs := []schemas.Envelope{env}
+	// Each tool call the LLM asked for is its own trace, linked to this
+	// request; produced in the same batch, so both or neither are recorded.
+	for i, tc := range resp.toolCalls {
+		child := schemas.Trace{RequestID: fmt.Sprintf("%s-tool-%d", tr.RequestID, i+1), ParentRequestID: tr.RequestID,
+			Mode: schemas.ModeSDK, StartedAt: tr.StartedAt, FinishedAt: &finished, Provider: tr.Provider, Model: tr.Model,
+			UseCase: tr.UseCase, TeamID: tr.TeamID, IntegrationID: tr.IntegrationID, EndUserID: tr.EndUserID,
+			UserID: tr.UserID, SessionID: tr.SessionID, Status: schemas.StatusOK, FinalDecision: "tool_call",
+			Prompt: tc.Function.Arguments}
+		child.Metadata, _ = json.Marshal(map[string]string{"tool_name": tc.Function.Name, "tool_call_id": tc.ID})
+		ce := schemas.Envelope{Kind: schemas.KindDecision, Trace: child}
+		s.stamp(&ce, app, finished)
+		envs = append(envs, ce)
+	}
+	if err := s.produce(c, envs); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, resp)

@@ -196,3 +196,20 @@ func TestChatUpstreamErrors(t *testing.T) {
 	raw, _ := json.Marshal(ce.log.all())
 	require.False(t, strings.Contains(string(raw), "sk-managed-test"), "the upstream key never reaches the log")
 }
+
+func TestChatToolCalls(t *testing.T) {
+	ce := newChatEnv(t)
+	ce.fake.Push(llmfake.Reply{ToolCalls: `[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`})
+	m := ce.chat(map[string]any{"prompt": "weather in Paris?",
+		"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object"}}}}}).JSON(t)
+	require.Equal(t, "allow", m["governance"])
+	require.Len(t, m["tool_calls"], 1)
+	require.Contains(t, string(ce.fake.Received()[0]), `"tools"`, "tools are passed through")
+	envs := ce.log.all()
+	require.Len(t, envs, 2, "the request and its tool call")
+	child := envs[1].Trace
+	require.Equal(t, envs[0].Trace.RequestID, child.ParentRequestID)
+	require.Equal(t, "tool_call", child.FinalDecision)
+	require.JSONEq(t, `{"tool_name":"get_weather","tool_call_id":"call_1"}`, string(child.Metadata))
+	require.NoError(t, child.Validate())
+}

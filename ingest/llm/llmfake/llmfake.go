@@ -16,7 +16,7 @@ import (
 type Server struct {
 	mu sync.Mutex
 	// Script, when non-empty, is answered in order (then the default).
-	script []Reply
+	script   []Reply
 	requests [][]byte
 }
 
@@ -27,11 +27,13 @@ func (s *Server) Received() [][]byte {
 	return append([][]byte(nil), s.requests...)
 }
 
-// Reply is one scripted answer: Content, or Status+Body for an error.
+// Reply is one scripted answer: Content (and ToolCalls, an OpenAI
+// tool_calls JSON array), or Status+Body for an error.
 type Reply struct {
-	Content string
-	Status  int
-	Body    string
+	Content   string
+	ToolCalls string
+	Status    int
+	Body      string
 }
 
 // Push queues scripted replies.
@@ -81,7 +83,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	content := reply.Content
-	if content == "" {
+	if content == "" && reply.ToolCalls == "" {
 		last := req.Messages[len(req.Messages)-1].Content
 		content = "You said: " + last
 	}
@@ -93,7 +95,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
+		"choices": []any{choice(content, reply.ToolCalls)},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
+}
+
+func choice(content, toolCalls string) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": content}
+	finish := "stop"
+	if toolCalls != "" {
+		msg["tool_calls"] = json.RawMessage(toolCalls)
+		finish = "tool_calls"
+		if content == "" {
+			msg["content"] = nil
+		}
+	}
+	return map[string]any{"index": 0, "message": msg, "finish_reason": finish}
 }
