@@ -488,7 +488,23 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	if err := s.produce(c, envs); err != nil {
 		return err
 	}
+	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
+		fallback := ""
+		if resp.Governance == governance.ActionBlock {
+			fallback = s.blockText(c, app)
+		}
+		c.Response().Header().Set("X-Service-Request-Id", resp.RequestID)
+		return c.JSON(http.StatusOK, asCompletion(resp, finished.Unix(), fallback))
+	}
 	return c.JSON(http.StatusOK, resp)
+}
+
+// blockText is the application's fallback text for a block.
+func (s *Server) blockText(c echo.Context, app query.App) string {
+	if pol, err := s.policies.get(c.Request().Context(), app); err == nil && pol.Policy().FallbackText != "" {
+		return pol.Policy().FallbackText
+	}
+	return governance.DefaultFallbackText
 }
 
 // chatUpstreamError answers an LLM failure with its status and records the

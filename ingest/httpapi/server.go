@@ -273,6 +273,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.POST("/v1/events", s.postEvents)
 	e.POST("/v1/verify", s.postVerify)
 	e.POST("/v1/chat", s.postChat)
+	e.POST("/v1/chat/completions", s.postChatCompletions)
 
 	e.POST("/api/console/signup", s.signup)
 	e.POST("/api/console/login", s.login)

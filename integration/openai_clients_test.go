@@ -1,0 +1,52 @@
+package integration
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
+	"github.com/governance-gateway/gateway/integration/harness"
+)
+
+// TestOpenAIPythonClient drives the Full Control chat-completions entry with
+// the official OpenAI Python library (integration/openai_clients). The
+// upstream LLM is a fake speaking OpenAI's wire format (vendors are not
+// reachable here). Skipped when the package is not installed, except in the
+// real lane (GATEWAY_REQUIRE_REAL=1), where .ci/run installs it.
+func TestOpenAIPythonClient(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import openai").Run(); err != nil {
+		if os.Getenv("GATEWAY_REQUIRE_REAL") == "1" {
+			t.Fatalf("GATEWAY_REQUIRE_REAL=1 but the openai Python package is missing: pip install -r integration/openai_clients/requirements.txt")
+		}
+		t.Skip("the openai Python package is not installed (pip install -r integration/openai_clients/requirements.txt); the real lane runs this")
+	}
+	env := harness.Environment(t)
+	if env.KafkaBrokers != "" {
+		harness.FreshGroup(t, env.KafkaBrokers)
+	}
+	fake := &llmfake.Server{}
+	up := httptest.NewServer(fake)
+	defer up.Close()
+	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test-managed")
+	c := harness.NewClient(gw.URL)
+	org, _ := c.SignupAndApp(t, "py-"+time.Now().Format("150405.000000")+"@example.com", "events")
+	var app struct {
+		APIKey string `json:"api_key"`
+	}
+	require.Equal(t, http.StatusCreated, c.Do(t, "POST", "/api/console/apps",
+		map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"}, &app,
+		"Authorization", "Bearer "+org.Token))
+
+	cmd := exec.Command("python3", filepath.Join("openai_clients", "fullcontrol.py"))
+	cmd.Env = append(os.Environ(), "GATEWAY_URL="+gw.URL, "GATEWAY_KEY="+app.APIKey)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	require.NoError(t, err, "the OpenAI Python client checks failed")
+}
