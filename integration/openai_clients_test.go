@@ -22,11 +22,34 @@ import (
 // real lane (GATEWAY_REQUIRE_REAL=1), where .ci/run installs it.
 func TestOpenAIPythonClient(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import openai").Run(); err != nil {
-		if os.Getenv("GATEWAY_REQUIRE_REAL") == "1" {
-			t.Fatalf("GATEWAY_REQUIRE_REAL=1 but the openai Python package is missing: pip install -r integration/openai_clients/requirements.txt")
-		}
-		t.Skip("the openai Python package is not installed (pip install -r integration/openai_clients/requirements.txt); the real lane runs this")
+		requireOrSkip(t, "the openai Python package is not installed (pip install -r integration/openai_clients/requirements.txt)")
 	}
+	runClientScript(t, "python3", filepath.Join("openai_clients", "fullcontrol.py"))
+}
+
+// TestOpenAINodeClient: the same checks with the official OpenAI Node
+// library (npm ci --prefix integration/openai_clients).
+func TestOpenAINodeClient(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		requireOrSkip(t, "node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join("openai_clients", "node_modules", "openai")); err != nil {
+		requireOrSkip(t, "the openai npm package is not installed (npm ci --prefix integration/openai_clients)")
+	}
+	runClientScript(t, "node", filepath.Join("openai_clients", "fullcontrol.mjs"))
+}
+
+func requireOrSkip(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("GATEWAY_REQUIRE_REAL") == "1" {
+		t.Fatalf("GATEWAY_REQUIRE_REAL=1 but %s", why)
+	}
+	t.Skipf("%s; the real lane (.ci/run) installs it and runs this", why)
+}
+
+// runClientScript starts a gateway whose OpenAI provider is a fake upstream,
+// creates a Full Control application and runs the client script against it.
+func runClientScript(t *testing.T, interpreter, script string) {
 	env := harness.Environment(t)
 	if env.KafkaBrokers != "" {
 		harness.FreshGroup(t, env.KafkaBrokers)
@@ -44,9 +67,9 @@ func TestOpenAIPythonClient(t *testing.T) {
 		map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"}, &app,
 		"Authorization", "Bearer "+org.Token))
 
-	cmd := exec.Command("python3", filepath.Join("openai_clients", "fullcontrol.py"))
+	cmd := exec.Command(interpreter, script)
 	cmd.Env = append(os.Environ(), "GATEWAY_URL="+gw.URL, "GATEWAY_KEY="+app.APIKey)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
-	require.NoError(t, err, "the OpenAI Python client checks failed")
+	require.NoError(t, err, "the OpenAI client checks failed (%s)", script)
 }
