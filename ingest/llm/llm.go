@@ -110,3 +110,25 @@ func (c *Config) Defaults() {
 		c.RetryDelay = 100 * time.Millisecond
 	}
 }
+
+// Chunk is one streamed piece of an answer.
+type Chunk struct {
+	Delta        string
+	FinishReason string
+	Usage        *Usage // set on the chunk that carries the usage, if any
+	// Raw is the upstream event's data, unchanged, for pass-through to a
+	// client that asked for the upstream's stream format.
+	Raw []byte
+}
+
+// Stream yields chunks until io.EOF. A stream that ends without the
+// vendor's end marker returns an *Error (bad_response), never a silent EOF.
+type Stream interface {
+	Next() (Chunk, error)
+	Close() error
+}
+
+// Streamer is a Provider that can stream.
+type Streamer interface {
+	Stream(ctx context.Context, req Request, cred Credentials) (Stream, error)
+}

@@ -28,12 +28,14 @@ func (s *Server) Received() [][]byte {
 }
 
 // Reply is one scripted answer: Content (and ToolCalls, an OpenAI
-// tool_calls JSON array), or Status+Body for an error.
+// tool_calls JSON array), or Status+Body for an error. Truncate cuts a
+// streamed answer off before its [DONE] marker.
 type Reply struct {
 	Content   string
 	ToolCalls string
 	Status    int
 	Body      string
+	Truncate  bool
 }
 
 // Push queues scripted replies.
@@ -56,6 +58,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
+		Stream   bool   `json:"stream"`
 		Model    string `json:"model"`
 		Messages []struct {
 			Role    string `json:"role"`
@@ -92,6 +95,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		prompt += len(strings.Fields(m.Content)) + 3
 	}
 	completion := len(strings.Fields(content))
+	if req.Stream {
+		streamReply(w, req.Model, content, prompt, completion, reply.Truncate)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": req.Model,
@@ -111,4 +118,34 @@ func choice(content, toolCalls string) map[string]any {
 		}
 	}
 	return map[string]any{"index": 0, "message": msg, "finish_reason": finish}
+}
+
+// streamReply writes content as OpenAI chat.completion.chunk events, one
+// per word, then a usage chunk and [DONE] (unless truncate).
+func streamReply(w http.ResponseWriter, model, content string, prompt, completion int, truncate bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	words := strings.SplitAfter(content, " ")
+	for i, wd := range words {
+		if truncate && i == len(words)/2 {
+			return
+		}
+		send(chunk(map[string]any{"content": wd}, nil))
+	}
+	send(chunk(map[string]any{}, "stop"))
+	send(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -93,4 +94,48 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestStream(t *testing.T) {
+	fake := &llmfake.Server{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	a := New(llm.Config{BaseURL: srv.URL})
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "one two three"}}}
+
+	st, err := a.Stream(context.Background(), req, llm.Credentials{APIKey: "k"})
+	require.NoError(t, err)
+	var text string
+	var usage *llm.Usage
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		require.NotEmpty(t, c.Raw)
+		text += c.Delta
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+	}
+	require.NoError(t, st.Close())
+	require.Equal(t, "You said: one two three", text)
+	require.NotNil(t, usage, "stream_options.include_usage asked for the usage chunk")
+	require.Contains(t, string(fake.Received()[0]), `"include_usage":true`)
+
+	// A stream cut off before [DONE] is an error, never a silent end.
+	fake.Push(llmfake.Reply{Content: "a b c d e f", Truncate: true})
+	st, err = a.Stream(context.Background(), req, llm.Credentials{APIKey: "k"})
+	require.NoError(t, err)
+	defer st.Close()
+	for {
+		_, err = st.Next()
+		if err != nil {
+			break
+		}
+	}
+	var le *llm.Error
+	require.True(t, errors.As(err, &le), "%v", err)
+	require.Equal(t, llm.ErrBadResponse, le.Type)
 }

@@ -1,0 +1,130 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// Stream implements llm.Streamer: the same request with "stream": true and
+// stream_options.include_usage, read as server-sent events until
+// "data: [DONE]". The timeout covers the time to the response headers;
+// the caller's context bounds the rest.
+func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
+	if req.Extra == nil {
+		req.Extra = map[string]json.RawMessage{}
+	} else {
+		extra := make(map[string]json.RawMessage, len(req.Extra)+2)
+		for k, v := range req.Extra {
+			extra[k] = v
+		}
+		req.Extra = extra
+	}
+	req.Extra["stream"] = json.RawMessage(`true`)
+	req.Extra["stream_options"] = json.RawMessage(`{"include_usage":true}`)
+	body, err := Body(req)
+	if err != nil {
+		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot encode the request: " + err.Error()}
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, a.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		rcancel()
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	hr.Header.Set("Authorization", "Bearer "+cred.APIKey)
+	// The timeout bounds the wait for the response headers only.
+	timer := time.AfterFunc(a.cfg.Timeout, rcancel)
+	res, err := a.client.Do(hr)
+	inTime := timer.Stop()
+	if err != nil {
+		rcancel()
+		if !inTime {
+			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+		}
+		return nil, transportError(ctx, err)
+	}
+	if res.StatusCode >= 400 {
+		defer rcancel()
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	return &stream{body: res.Body, sc: sc, cancel: rcancel}, nil
+}
+
+type stream struct {
+	body   io.ReadCloser
+	sc     *bufio.Scanner
+	done   bool
+	cancel context.CancelFunc
+}
+
+type wireChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+func (s *stream) Next() (llm.Chunk, error) {
+	if s.done {
+		return llm.Chunk{}, io.EOF
+	}
+	for s.sc.Scan() {
+		line := s.sc.Bytes()
+		if !bytes.HasPrefix(line, []byte("data:")) {
+			continue // comments, event names, blank separators
+		}
+		data := bytes.TrimSpace(line[len("data:"):])
+		if string(data) == "[DONE]" {
+			s.done = true
+			return llm.Chunk{}, io.EOF
+		}
+		var w wireChunk
+		if err := json.Unmarshal(data, &w); err != nil {
+			return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream carried an unreadable event"}
+		}
+		c := llm.Chunk{Raw: append([]byte(nil), data...)}
+		if len(w.Choices) > 0 {
+			c.Delta = w.Choices[0].Delta.Content
+			if w.Choices[0].FinishReason != nil {
+				c.FinishReason = *w.Choices[0].FinishReason
+			}
+		}
+		if w.Usage != nil {
+			c.Usage = &llm.Usage{PromptTokens: w.Usage.PromptTokens, CompletionTokens: w.Usage.CompletionTokens}
+		}
+		return c, nil
+	}
+	err := s.sc.Err()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off"}
+	}
+	return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended without [DONE] (truncated)"}
+}
+
+// Close releases the connection; closing before the end cancels the
+// upstream request.
+func (s *stream) Close() error {
+	err := s.body.Close()
+	s.cancel()
+	return err
+}
