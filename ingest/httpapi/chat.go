@@ -264,9 +264,6 @@ func (s *Server) postChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if req.Stream {
-		return fail(http.StatusNotImplemented, "stream:true is not supported by this server yet; send stream:false")
-	}
 	model := req.Model
 	switch {
 	case model == "" && app.Model == "":
@@ -292,6 +289,9 @@ func (s *Server) postChat(c echo.Context) error {
 	adapter := s.providers[provider]
 	if adapter == nil {
 		return fail(http.StatusNotImplemented, "provider %q is not available on this server", provider)
+	}
+	if _, ok := adapter.(llm.Streamer); req.Stream && !ok {
+		return fail(http.StatusNotImplemented, "provider %q cannot stream on this server yet; send stream:false", provider)
 	}
 	cred, err := s.credentials(app, provider)
 	if err != nil {
@@ -345,6 +345,9 @@ func (s *Server) postChat(c echo.Context) error {
 	if pre.Governance == governance.ActionBlock {
 		resp := s.chatDecision(requestID, model, start, pre, nil, false, llm.Usage{})
 		resp.Stage = string(governance.StagePre)
+		if req.Stream {
+			return s.streamBlocked(c, app, tr, resp, pre.Findings)
+		}
 		return s.finishChat(c, app, tr, resp, pre.Findings, "")
 	}
 	if userIdx >= 0 && pre.Prompt != lastUser {
@@ -354,6 +357,9 @@ func (s *Server) postChat(c echo.Context) error {
 
 	llmReq := llm.Request{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
 		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
+	if req.Stream {
+		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, toolText)
+	}
 	var usage llm.Usage
 	var post governance.Decision
 	var toolCalls json.RawMessage
@@ -456,6 +462,24 @@ func (s *Server) chatDecision(requestID, model string, start time.Time, d govern
 
 // finishChat records the trace on the log, then answers.
 func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, resp chatResponse, findings []governance.Finding, answer string) error {
+	if err := s.recordChat(c, app, tr, resp, findings, answer); err != nil {
+		return err
+	}
+	resp.LatencyMs = s.now().Sub(tr.StartedAt).Milliseconds()
+	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
+		fallback := ""
+		if resp.Governance == governance.ActionBlock {
+			fallback = s.blockText(c, app)
+		}
+		c.Response().Header().Set("X-Service-Request-Id", resp.RequestID)
+		return c.JSON(http.StatusOK, asCompletion(resp, s.now().Unix(), fallback))
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+// recordChat produces the request's trace (and one child trace per tool
+// call) to the log; nil only once the broker acknowledged them.
+func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, resp chatResponse, findings []governance.Finding, answer string) error {
 	finished := s.now()
 	lat := finished.Sub(tr.StartedAt).Milliseconds()
 	risk := resp.RiskScore
@@ -468,7 +492,6 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	tr.FinalDecision = string(resp.Governance)
 	tr.PolicyHits = policyHits(findings)
 	tr.Answer = answer
-	resp.LatencyMs = lat
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	envs := []schemas.Envelope{env}
@@ -485,18 +508,7 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 		s.stamp(&ce, app, finished)
 		envs = append(envs, ce)
 	}
-	if err := s.produce(c, envs); err != nil {
-		return err
-	}
-	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
-		fallback := ""
-		if resp.Governance == governance.ActionBlock {
-			fallback = s.blockText(c, app)
-		}
-		c.Response().Header().Set("X-Service-Request-Id", resp.RequestID)
-		return c.JSON(http.StatusOK, asCompletion(resp, finished.Unix(), fallback))
-	}
-	return c.JSON(http.StatusOK, resp)
+	return s.produce(c, envs)
 }
 
 // blockText is the application's fallback text for a block.

@@ -44,4 +44,13 @@ try {
 } catch (e) {
   check(e instanceof OpenAI.AuthenticationError && e.status === 401, "bad key -> AuthenticationError 401");
 }
+let text = "";
+let gov = null;
+const st = await client.chat.completions.create({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "stream me" }] });
+for await (const chunk of st) {
+  if (chunk.choices.length && chunk.choices[0].delta.content) text += chunk.choices[0].delta.content;
+  if (chunk.governance) gov = chunk.governance;
+}
+check(text === "You said: stream me", "streamed text");
+check(gov && gov.action === "allow", "stream ends with the governance event");
 console.log("all checks passed");

@@ -49,4 +49,24 @@ try:
     check(False, "bad key raises")
 except openai.AuthenticationError as e:
     check(e.status_code == 401, "bad key -> AuthenticationError 401")
+# Streaming: chunks arrive as the upstream sends them; the last event before
+# [DONE] carries the governance decision.
+text, gov = "", None
+for chunk in client.chat.completions.create(model="gpt-4o-mini", stream=True,
+                                            messages=[{"role": "user", "content": "stream me"}]):
+    if chunk.choices and chunk.choices[0].delta.content:
+        text += chunk.choices[0].delta.content
+    if (chunk.model_extra or {}).get("governance"):
+        gov = chunk.model_extra["governance"]
+check(text == "You said: stream me", "streamed text")
+check(gov is not None and gov["action"] == "allow", "stream ends with the governance event")
+
+text, gov = "", None
+for chunk in client.chat.completions.create(model="gpt-4o-mini", stream=True,
+                                            messages=[{"role": "user", "content": "my mail is ann@example.com"}]):
+    if chunk.choices and chunk.choices[0].delta.content:
+        text += chunk.choices[0].delta.content
+    if (chunk.model_extra or {}).get("governance"):
+        gov = chunk.model_extra["governance"]
+check(gov["action"] == "rewrite" and gov["answer_changed"] and "[EMAIL]" in gov["answer"], "streamed rewrite event replaces the text")
 print("all checks passed")

@@ -1,0 +1,188 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/governance-gateway/gateway/governance"
+	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// streamGovernance is the last event of a streamed Full Control answer
+// (docs/api.md): a chat.completion.chunk with no choices and a governance
+// object. When answer_changed is true, the client replaces the text it has
+// rendered with answer.
+type streamGovernance struct {
+	ID         string         `json:"id"`
+	Object     string         `json:"object"`
+	Created    int64          `json:"created"`
+	Model      string         `json:"model"`
+	Choices    []any          `json:"choices"`
+	Governance streamDecision `json:"governance"`
+}
+
+type streamDecision struct {
+	Action        governance.Action    `json:"action"`
+	Stage         string               `json:"stage,omitempty"`
+	Reasons       []chatReason         `json:"reasons"`
+	RequestID     string               `json:"request_id"`
+	RiskScore     float64              `json:"risk_score"`
+	AnswerChanged bool                 `json:"answer_changed"`
+	Answer        *string              `json:"answer,omitempty"`
+	PolicyHits    []governance.Finding `json:"policy_hits"`
+}
+
+type sse struct {
+	w  *echo.Response
+	ok bool // headers sent
+}
+
+func (s *sse) start(requestID string) {
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Service-Request-Id", requestID)
+	s.w.WriteHeader(http.StatusOK)
+	s.ok = true
+}
+
+func (s *sse) data(b []byte) {
+	_, _ = s.w.Write([]byte("data: "))
+	_, _ = s.w.Write(b)
+	_, _ = s.w.Write([]byte("\n\n"))
+	s.w.Flush()
+}
+
+func (s *sse) json(v any) {
+	b, _ := json.Marshal(v)
+	s.data(b)
+}
+
+func (s *sse) done() { s.data([]byte("[DONE]")) }
+
+// streamChat streams the upstream's chunks to the client as they arrive (in
+// the upstream's format), then runs post-flight on the completed answer,
+// records the trace, and sends the governance event. Regenerate is not
+// possible once text is on the wire: it acts as rewrite or block.
+func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol *governance.Compiled, st llm.Streamer,
+	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string) error {
+	stream, err := st.Stream(c.Request().Context(), req, cred)
+	if err != nil {
+		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err)
+	}
+	defer stream.Close()
+	out := &sse{w: c.Response()}
+	out.start(tr.RequestID)
+	var text strings.Builder
+	var usage llm.Usage
+	for {
+		ch, err := stream.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			msg, typ := "the upstream stream failed", llm.ErrNetwork
+			var le *llm.Error
+			if errors.As(err, &le) {
+				msg, typ = le.Message, le.Type
+			}
+			out.json(map[string]any{"error": map[string]string{"message": msg, "type": typ}, "request_id": tr.RequestID})
+			s.recordStreamError(c, app, tr, text.String())
+			return nil
+		}
+		text.WriteString(ch.Delta)
+		if ch.Usage != nil {
+			usage = *ch.Usage
+		}
+		out.data(ch.Raw)
+	}
+	answer := text.String()
+	if usage.CompletionTokens == 0 && answer != "" {
+		// No usage chunk from the upstream: count words as an estimate.
+		usage.CompletionTokens = int64(len(strings.Fields(answer)))
+	}
+	post := pol.Verify(governance.Input{Answer: answer, ToolResult: toolText})
+	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
+	final := post.Answer
+	resp := s.chatDecision(tr.RequestID, tr.Model, tr.StartedAt, post, &final, toolText != "", usage)
+	if resp.Governance != governance.ActionAllow {
+		resp.Stage = string(governance.StagePost)
+	}
+	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
+	resp.RiskScore = governance.RiskScore(findings)
+	resp.PolicyHits = findings
+	if err := s.recordChat(c, app, tr, resp, findings, final); err != nil {
+		out.json(map[string]any{"error": map[string]string{"message": "the decision could not be recorded on the trace log; discard this answer and retry", "type": "log_unavailable"}, "request_id": tr.RequestID})
+		return nil
+	}
+	ev := streamDecision{Action: resp.Governance, Stage: resp.Stage, Reasons: resp.Reasons, RequestID: tr.RequestID,
+		RiskScore: resp.RiskScore, AnswerChanged: final != answer, PolicyHits: findings}
+	if ev.AnswerChanged {
+		ev.Answer = &final
+	}
+	out.json(streamGovernance{ID: "chatcmpl-gw-" + tr.RequestID, Object: "chat.completion.chunk", Created: s.now().Unix(),
+		Model: tr.Model, Choices: []any{}, Governance: ev})
+	out.done()
+	return nil
+}
+
+// streamBlocked answers a pre-flight block of a streaming request: one
+// content chunk with the fallback text (finish_reason content_filter), the
+// governance event, [DONE]. The LLM is not called.
+func (s *Server) streamBlocked(c echo.Context, app query.App, tr schemas.Trace, resp chatResponse, findings []governance.Finding) error {
+	if err := s.recordChat(c, app, tr, resp, findings, ""); err != nil {
+		return err
+	}
+	out := &sse{w: c.Response()}
+	out.start(tr.RequestID)
+	fallback := s.blockText(c, app)
+	id := "chatcmpl-gw-" + tr.RequestID
+	out.json(map[string]any{"id": id, "object": "chat.completion.chunk", "created": s.now().Unix(), "model": tr.Model,
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": fallback}, "finish_reason": "content_filter"}}})
+	out.json(streamGovernance{ID: id, Object: "chat.completion.chunk", Created: s.now().Unix(), Model: tr.Model, Choices: []any{},
+		Governance: streamDecision{Action: resp.Governance, Stage: resp.Stage, Reasons: resp.Reasons, RequestID: tr.RequestID,
+			RiskScore: resp.RiskScore, AnswerChanged: true, Answer: &fallback, PolicyHits: findings}})
+	out.done()
+	return nil
+}
+
+// recordStreamError records a stream that failed midway (upstream cut,
+// client gone) as an error trace with what was received.
+func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Trace, partial string) {
+	finished := s.now()
+	lat := finished.Sub(tr.StartedAt).Milliseconds()
+	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
+	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"partial_answer_bytes": len(partial)})
+	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
+	s.stamp(&env, app, finished)
+	// The client may be gone: produce on a context of our own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), s.cfg.ProduceTimeout)
+	defer cancel()
+	if err := s.log.Produce(ctx, []schemas.Envelope{env}); err != nil {
+		s.logger.Warn("stream error trace not recorded", "request_id", tr.RequestID, "err", err)
+	}
+}
+
+func mergeMeta(raw json.RawMessage, extra map[string]any) json.RawMessage {
+	m := map[string]any{}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &m)
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
