@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -366,3 +368,56 @@ func TestChatStreaming(t *testing.T) {
 }
 
 const DefaultFallbackForTest = "I can't share that answer because it violates this application's content policy."
+
+// BenchmarkChatStreamTTFB: time to the first streamed byte through the
+// gateway (HTTP, auth, parse, pre-flight, upstream call) minus the same to
+// the fake upstream directly, 1 KB prompt.
+func BenchmarkChatStreamTTFB(b *testing.B) {
+	fake := &llmfake.Server{}
+	up := httptest.NewServer(fake)
+	defer up.Close()
+	e := newEnv(b, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-bench"}
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL})}
+	})
+	gw := httptest.NewServer(e.srv.Handler())
+	defer gw.Close()
+	a := e.signup("ttfb@example.com")
+	app := e.createApp(a, map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
+	prompt := strings.Repeat("Please summarise our quarterly results for the board in plain words. ", 15)[:1024]
+	gwBody, _ := json.Marshal(map[string]any{"prompt": prompt, "stream": true})
+	upBody, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "stream": true, "messages": []any{map[string]any{"role": "user", "content": prompt}}})
+	client := &http.Client{}
+	firstByte := func(url string, body []byte, hdr map[string]string) time.Duration {
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		t0 := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf := make([]byte, 1)
+		if _, err := io.ReadFull(res.Body, buf); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(t0)
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return d
+	}
+	var added []int64
+	for b.Loop() {
+		direct := firstByte(up.URL+"/chat/completions", upBody, map[string]string{"Authorization": "Bearer sk"})
+		through := firstByte(gw.URL+"/v1/chat", gwBody, map[string]string{"X-API-Key": app.Key})
+		added = append(added, (through - direct).Nanoseconds())
+		e.log.reset()
+	}
+	slices.Sort(added)
+	if len(added) > 0 {
+		b.ReportMetric(float64(added[len(added)/2])/1e3, "ttfb-added-p50-µs")
+		b.ReportMetric(float64(added[min(len(added)-1, len(added)*99/100)])/1e3, "ttfb-added-p99-µs")
+	}
+}
