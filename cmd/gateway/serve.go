@@ -22,6 +22,7 @@ import (
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/httpapi"
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/azure"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
 	"github.com/governance-gateway/gateway/processors/analyse"
@@ -328,7 +329,12 @@ func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
 // otherwise, e.g. `gateway dev-llm`).
 func providers(cfg config) map[string]llm.Provider {
 	lc := func(v string) llm.Config { return llm.Config{BaseURL: cfg.ProviderURLs[v], Timeout: cfg.LLMTimeout} }
-	return map[string]llm.Provider{
+	ps := map[string]llm.Provider{
 		llm.OpenAI: openai.New(lc(llm.OpenAI)),
 	}
+	// Azure OpenAI has no default endpoint: each customer has a resource.
+	if cfg.ProviderURLs[llm.AzureOpenAI] != "" {
+		ps[llm.AzureOpenAI] = azure.New(lc(llm.AzureOpenAI))
+	}
+	return ps
 }

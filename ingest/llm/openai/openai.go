@@ -20,22 +20,36 @@ import (
 type Adapter struct {
 	cfg    llm.Config
 	client *http.Client
+	name   string
+	url    func(model string) string
+	auth   func(h http.Header, key string)
 }
 
-// New returns an adapter; cfg.BaseURL defaults to https://api.openai.com/v1.
+// New returns the OpenAI adapter; cfg.BaseURL defaults to
+// https://api.openai.com/v1.
 func New(cfg llm.Config) *Adapter {
-	cfg.Defaults()
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.openai.com/v1"
 	}
-	return &Adapter{cfg: cfg, client: &http.Client{Transport: &http.Transport{
+	base := cfg.BaseURL
+	return NewCompatible(llm.OpenAI, cfg,
+		func(string) string { return base + "/chat/completions" },
+		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) })
+}
+
+// NewCompatible returns an adapter for a vendor that speaks the Chat
+// Completions body and response with its own URL layout and auth header
+// (Azure OpenAI).
+func NewCompatible(name string, cfg llm.Config, url func(model string) string, auth func(h http.Header, key string)) *Adapter {
+	cfg.Defaults()
+	return &Adapter{cfg: cfg, name: name, url: url, auth: auth, client: &http.Client{Transport: &http.Transport{
 		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,
 		ForceAttemptHTTP2: true,
 	}}}
 }
 
 // Name implements llm.Provider.
-func (a *Adapter) Name() string { return llm.OpenAI }
+func (a *Adapter) Name() string { return a.name }
 
 type wireRequest struct {
 	Model          string          `json:"model"`
@@ -91,7 +105,7 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	defer cancel()
 	var resp llm.Response
 	for attempt := 0; ; attempt++ {
-		resp, err = a.once(ctx, body, cred)
+		resp, err = a.once(ctx, req.Model, body, cred)
 		var le *llm.Error
 		if err == nil || attempt == 1 || !errors.As(err, &le) || !retryable(le) {
 			return resp, err
@@ -112,13 +126,13 @@ func retryable(e *llm.Error) bool {
 		e.Status == http.StatusGatewayTimeout)
 }
 
-func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (llm.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.Credentials) (llm.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url(model), bytes.NewReader(body))
 	if err != nil {
 		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Authorization", "Bearer "+cred.APIKey)
+	a.auth(hr.Header, cred.APIKey)
 	res, err := a.client.Do(hr)
 	if err != nil {
 		return llm.Response{}, transportError(ctx, err)

@@ -34,14 +34,14 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot encode the request: " + err.Error()}
 	}
 	rctx, rcancel := context.WithCancel(ctx)
-	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, a.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, a.url(req.Model), bytes.NewReader(body))
 	if err != nil {
 		rcancel()
 		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("Authorization", "Bearer "+cred.APIKey)
+	a.auth(hr.Header, cred.APIKey)
 	// The timeout bounds the wait for the response headers only.
 	timer := time.AfterFunc(a.cfg.Timeout, rcancel)
 	res, err := a.client.Do(hr)
