@@ -22,6 +22,7 @@ import (
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/httpapi"
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/anthropic"
 	"github.com/governance-gateway/gateway/ingest/llm/azure"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
@@ -324,13 +325,16 @@ func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
 	}
 }
 
-// providers builds the LLM adapters of POST /v1/chat. OpenAI is always
-// available (api.openai.com unless GATEWAY_PROVIDER_OPENAI_BASE_URL says
-// otherwise, e.g. `gateway dev-llm`).
+// providers builds the LLM adapters of POST /v1/chat. OpenAI and Anthropic
+// are always available (their public endpoints unless
+// GATEWAY_PROVIDER_<NAME>_BASE_URL says otherwise, e.g. `gateway dev-llm`);
+// Azure OpenAI when its resource endpoint is configured. Bedrock and Vertex
+// have no adapter yet (501).
 func providers(cfg config) map[string]llm.Provider {
 	lc := func(v string) llm.Config { return llm.Config{BaseURL: cfg.ProviderURLs[v], Timeout: cfg.LLMTimeout} }
 	ps := map[string]llm.Provider{
-		llm.OpenAI: openai.New(lc(llm.OpenAI)),
+		llm.OpenAI:    openai.New(lc(llm.OpenAI)),
+		llm.Anthropic: anthropic.New(lc(llm.Anthropic)),
 	}
 	// Azure OpenAI has no default endpoint: each customer has a resource.
 	if cfg.ProviderURLs[llm.AzureOpenAI] != "" {

@@ -1,0 +1,264 @@
+// Package anthropic is the Anthropic Messages API adapter: POST
+// {base}/v1/messages with x-api-key and anthropic-version headers. System
+// messages move to the top-level `system`, OpenAI-style tools become
+// {name, description, input_schema}, tool calls and tool results become
+// tool_use / tool_result content blocks, and the answer's stop_reason maps
+// to the OpenAI finish_reason vocabulary.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// Version is the anthropic-version header value.
+const Version = "2023-06-01"
+
+// DefaultMaxTokens is sent when the request has none (the API requires it).
+const DefaultMaxTokens = 1024
+
+// Adapter talks to the Messages API.
+type Adapter struct {
+	cfg    llm.Config
+	client *http.Client
+}
+
+// New returns the adapter; cfg.BaseURL defaults to https://api.anthropic.com.
+func New(cfg llm.Config) *Adapter {
+	cfg.Defaults()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.anthropic.com"
+	}
+	return &Adapter{cfg: cfg, client: &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second, ForceAttemptHTTP2: true}}}
+}
+
+// Name implements llm.Provider.
+func (a *Adapter) Name() string { return llm.Anthropic }
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   string          `json:"content,omitempty"`
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+type tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type wireRequest struct {
+	Model       string    `json:"model"`
+	System      string    `json:"system,omitempty"`
+	Messages    []message `json:"messages"`
+	MaxTokens   int       `json:"max_tokens"`
+	Temperature *float64  `json:"temperature,omitempty"`
+	Tools       []tool    `json:"tools,omitempty"`
+	TopP        *float64  `json:"top_p,omitempty"`
+	StopSeqs    []string  `json:"stop_sequences,omitempty"`
+}
+
+// Body translates req to the Messages API request.
+func Body(req llm.Request) ([]byte, error) {
+	w := wireRequest{Model: req.Model, MaxTokens: DefaultMaxTokens, Temperature: req.Temperature}
+	if req.MaxTokens != nil {
+		w.MaxTokens = *req.MaxTokens
+	}
+	var system []string
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			system = append(system, m.Content)
+		case "tool":
+			w.Messages = appendTurn(w.Messages, "user", block{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content})
+		case "assistant":
+			var blocks []block
+			if m.Content != "" {
+				blocks = append(blocks, block{Type: "text", Text: m.Content})
+			}
+			if len(m.ToolCalls) > 0 {
+				var calls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				}
+				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+					return nil, err
+				}
+				for _, c := range calls {
+					in := json.RawMessage(c.Function.Arguments)
+					if !json.Valid(in) {
+						in = json.RawMessage(`{}`)
+					}
+					blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Function.Name, Input: in})
+				}
+			}
+			w.Messages = appendTurn(w.Messages, "assistant", blocks...)
+		default:
+			w.Messages = appendTurn(w.Messages, "user", block{Type: "text", Text: m.Content})
+		}
+	}
+	w.System = strings.Join(system, "\n\n")
+	if len(req.Tools) > 0 {
+		var tools []struct {
+			Function struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(req.Tools, &tools); err != nil {
+			return nil, err
+		}
+		for _, t := range tools {
+			schema := t.Function.Parameters
+			if len(schema) == 0 {
+				schema = json.RawMessage(`{"type":"object"}`)
+			}
+			w.Tools = append(w.Tools, tool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schema})
+		}
+	}
+	if v, ok := req.Extra["top_p"]; ok {
+		var p float64
+		if json.Unmarshal(v, &p) == nil {
+			w.TopP = &p
+		}
+	}
+	if v, ok := req.Extra["stop"]; ok {
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			w.StopSeqs = []string{one}
+		} else {
+			_ = json.Unmarshal(v, &w.StopSeqs)
+		}
+	}
+	return json.Marshal(w)
+}
+
+// appendTurn merges consecutive blocks of the same role: the API wants
+// alternating user / assistant turns.
+func appendTurn(ms []message, role string, blocks ...block) []message {
+	if len(blocks) == 0 {
+		return ms
+	}
+	if n := len(ms); n > 0 && ms[n-1].Role == role {
+		ms[n-1].Content = append(ms[n-1].Content, blocks...)
+		return ms
+	}
+	return append(ms, message{Role: role, Content: blocks})
+}
+
+type wireResponse struct {
+	Model      string  `json:"model"`
+	Content    []block `json:"content"`
+	StopReason string  `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
+
+// Complete implements llm.Provider.
+func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
+	body, err := Body(req)
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		resp, err := a.once(ctx, body, cred)
+		var le *llm.Error
+		if err == nil || attempt == 1 || !errors.As(err, &le) || !(le.Type == llm.ErrNetwork || le.Type == llm.ErrStatus && (le.Status == 502 || le.Status == 503 || le.Status == 504 || le.Status == 529)) {
+			return resp, err
+		}
+		select {
+		case <-time.After(a.cfg.RetryDelay):
+		case <-ctx.Done():
+			return resp, err
+		}
+	}
+}
+
+func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (llm.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("x-api-key", cred.APIKey)
+	hr.Header.Set("anthropic-version", Version)
+	res, err := a.client.Do(hr)
+	if err != nil {
+		var ne net.Error
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+			return llm.Response{}, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+		}
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+	}
+	if res.StatusCode >= 400 {
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		msg := "the upstream LLM answered HTTP " + http.StatusText(res.StatusCode)
+		if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
+			msg = e.Error.Message
+		}
+		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+	}
+	var w wireResponse
+	if err := json.Unmarshal(raw, &w); err != nil || w.Content == nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream answered with an unreadable message"}
+	}
+	out := llm.Response{Model: w.Model, FinishReason: finish[w.StopReason],
+		Usage: llm.Usage{PromptTokens: w.Usage.InputTokens, CompletionTokens: w.Usage.OutputTokens}}
+	var calls []map[string]any
+	var text strings.Builder
+	for _, b := range w.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			args := string(b.Input)
+			if args == "" {
+				args = "{}"
+			}
+			calls = append(calls, map[string]any{"id": b.ID, "type": "function", "function": map[string]any{"name": b.Name, "arguments": args}})
+		}
+	}
+	out.Content = text.String()
+	if len(calls) > 0 {
+		out.ToolCalls, _ = json.Marshal(calls)
+	}
+	return out, nil
+}
