@@ -43,6 +43,8 @@ type config struct {
 	ProviderURLs map[string]string
 	ProviderKeys map[string]string
 	LLMTimeout   time.Duration // GATEWAY_LLM_TIMEOUT, default 30 s
+	// BedrockRegion: GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1).
+	BedrockRegion string
 }
 
 func defaultConfig() config {
@@ -112,6 +114,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.ProviderKeys[v] = k
 		}
 	}
+	c.BedrockRegion = getenv("GATEWAY_PROVIDER_BEDROCK_REGION")
 	c.LLMTimeout = 30 * time.Second
 	if v := getenv("GATEWAY_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -24,6 +24,7 @@ import (
 	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/ingest/llm/anthropic"
 	"github.com/governance-gateway/gateway/ingest/llm/azure"
+	"github.com/governance-gateway/gateway/ingest/llm/bedrock"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
 	"github.com/governance-gateway/gateway/processors/analyse"
@@ -328,14 +329,18 @@ func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
 // providers builds the LLM adapters of POST /v1/chat. OpenAI and Anthropic
 // are always available (their public endpoints unless
 // GATEWAY_PROVIDER_<NAME>_BASE_URL says otherwise, e.g. `gateway dev-llm`);
-// Azure OpenAI when its resource endpoint is configured. Bedrock and Vertex
-// have no adapter yet (501).
+// Bedrock in GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1); Azure
+// OpenAI when its resource endpoint is configured. Vertex has no adapter
+// yet (501).
 func providers(cfg config) map[string]llm.Provider {
 	lc := func(v string) llm.Config { return llm.Config{BaseURL: cfg.ProviderURLs[v], Timeout: cfg.LLMTimeout} }
 	ps := map[string]llm.Provider{
 		llm.OpenAI:    openai.New(lc(llm.OpenAI)),
 		llm.Anthropic: anthropic.New(lc(llm.Anthropic)),
 	}
+	bc := lc(llm.Bedrock)
+	bc.Region = cfg.BedrockRegion
+	ps[llm.Bedrock] = bedrock.New(bc)
 	// Azure OpenAI has no default endpoint: each customer has a resource.
 	if cfg.ProviderURLs[llm.AzureOpenAI] != "" {
 		ps[llm.AzureOpenAI] = azure.New(lc(llm.AzureOpenAI))

@@ -99,6 +99,8 @@ type Config struct {
 	// RetryDelay before the one retry of an idempotent failure (connection
 	// refused or reset before an answer, 502/503/504). Default 100 ms.
 	RetryDelay time.Duration
+	// Region is the AWS region of Bedrock (GATEWAY_PROVIDER_BEDROCK_REGION).
+	Region string
 }
 
 // Defaults fills zero fields.

@@ -1,0 +1,254 @@
+// Package bedrock is the Amazon Bedrock adapter on the Converse API:
+// POST {endpoint}/model/{modelId}/converse, signed with AWS Signature
+// Version 4 (service "bedrock"). Credentials are
+// "ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]".
+package bedrock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// Adapter talks to the Bedrock runtime of one region.
+type Adapter struct {
+	cfg    llm.Config
+	client *http.Client
+	now    func() time.Time
+}
+
+// New returns the adapter; cfg.Region defaults to us-east-1 and
+// cfg.BaseURL to https://bedrock-runtime.{region}.amazonaws.com.
+func New(cfg llm.Config) *Adapter {
+	cfg.Defaults()
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://bedrock-runtime." + cfg.Region + ".amazonaws.com"
+	}
+	return &Adapter{cfg: cfg, now: time.Now, client: &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second, ForceAttemptHTTP2: true}}}
+}
+
+// Name implements llm.Provider.
+func (a *Adapter) Name() string { return llm.Bedrock }
+
+type content struct {
+	Text       string          `json:"text,omitempty"`
+	ToolUse    *toolUse        `json:"toolUse,omitempty"`
+	ToolResult *toolResult     `json:"toolResult,omitempty"`
+	Extra      json.RawMessage `json:"-"`
+}
+
+type toolUse struct {
+	ToolUseID string          `json:"toolUseId"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+}
+
+type toolResult struct {
+	ToolUseID string    `json:"toolUseId"`
+	Content   []content `json:"content"`
+}
+
+type message struct {
+	Role    string    `json:"role"`
+	Content []content `json:"content"`
+}
+
+type wireRequest struct {
+	Messages        []message         `json:"messages"`
+	System          []content         `json:"system,omitempty"`
+	InferenceConfig map[string]any    `json:"inferenceConfig,omitempty"`
+	ToolConfig      map[string][]any  `json:"toolConfig,omitempty"`
+	Extra           map[string]string `json:"-"`
+}
+
+// Body translates req to a Converse request.
+func Body(req llm.Request) ([]byte, error) {
+	var w wireRequest
+	add := func(role string, c content) {
+		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
+			w.Messages[n-1].Content = append(w.Messages[n-1].Content, c)
+			return
+		}
+		w.Messages = append(w.Messages, message{Role: role, Content: []content{c}})
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			w.System = append(w.System, content{Text: m.Content})
+		case "tool":
+			add("user", content{ToolResult: &toolResult{ToolUseID: m.ToolCallID, Content: []content{{Text: m.Content}}}})
+		case "assistant":
+			if m.Content != "" {
+				add("assistant", content{Text: m.Content})
+			}
+			if len(m.ToolCalls) > 0 {
+				var calls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				}
+				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+					return nil, err
+				}
+				for _, c := range calls {
+					in := json.RawMessage(c.Function.Arguments)
+					if !json.Valid(in) {
+						in = json.RawMessage(`{}`)
+					}
+					add("assistant", content{ToolUse: &toolUse{ToolUseID: c.ID, Name: c.Function.Name, Input: in}})
+				}
+			}
+		default:
+			add("user", content{Text: m.Content})
+		}
+	}
+	ic := map[string]any{}
+	if req.MaxTokens != nil {
+		ic["maxTokens"] = *req.MaxTokens
+	}
+	if req.Temperature != nil {
+		ic["temperature"] = *req.Temperature
+	}
+	if v, ok := req.Extra["top_p"]; ok {
+		var p float64
+		if json.Unmarshal(v, &p) == nil {
+			ic["topP"] = p
+		}
+	}
+	if len(ic) > 0 {
+		w.InferenceConfig = ic
+	}
+	if len(req.Tools) > 0 {
+		var tools []struct {
+			Function struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(req.Tools, &tools); err != nil {
+			return nil, err
+		}
+		var specs []any
+		for _, t := range tools {
+			schema := t.Function.Parameters
+			if len(schema) == 0 {
+				schema = json.RawMessage(`{"type":"object"}`)
+			}
+			spec := map[string]any{"name": t.Function.Name, "inputSchema": map[string]any{"json": schema}}
+			if t.Function.Description != "" {
+				spec["description"] = t.Function.Description
+			}
+			specs = append(specs, map[string]any{"toolSpec": spec})
+		}
+		w.ToolConfig = map[string][]any{"tools": specs}
+	}
+	return json.Marshal(w)
+}
+
+var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
+	"guardrail_intervened": "content_filter", "content_filtered": "content_filter"}
+
+// Complete implements llm.Provider.
+func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
+	keys, ok := ParseKeys(cred.APIKey)
+	if !ok {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrStatus, Message: "Bedrock credentials must be ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]"}
+	}
+	body, err := Body(req)
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Bedrock: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		resp, err := a.once(ctx, req.Model, body, keys)
+		var le *llm.Error
+		if err == nil || attempt == 1 || !errors.As(err, &le) || !(le.Type == llm.ErrNetwork || le.Type == llm.ErrStatus && (le.Status == 502 || le.Status == 503 || le.Status == 504)) {
+			return resp, err
+		}
+		select {
+		case <-time.After(a.cfg.RetryDelay):
+		case <-ctx.Done():
+			return resp, err
+		}
+	}
+}
+
+func (a *Adapter) once(ctx context.Context, model string, body []byte, keys Keys) (llm.Response, error) {
+	u := a.cfg.BaseURL + "/model/" + url.PathEscape(model) + "/converse"
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json")
+	Sign(hr, body, keys, a.cfg.Region, "bedrock", a.now())
+	res, err := a.client.Do(hr)
+	if err != nil {
+		var ne net.Error
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+			return llm.Response{}, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+		}
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+	}
+	if res.StatusCode >= 400 {
+		var e struct {
+			Message string `json:"message"`
+		}
+		msg := "the upstream LLM answered HTTP " + http.StatusText(res.StatusCode)
+		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
+			msg = e.Message
+		}
+		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+	}
+	var w struct {
+		Output struct {
+			Message message `json:"message"`
+		} `json:"output"`
+		StopReason string `json:"stopReason"`
+		Usage      struct {
+			InputTokens  int64 `json:"inputTokens"`
+			OutputTokens int64 `json:"outputTokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil || w.Output.Message.Role == "" {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream answered with an unreadable Converse response"}
+	}
+	out := llm.Response{Model: model, FinishReason: finish[w.StopReason],
+		Usage: llm.Usage{PromptTokens: w.Usage.InputTokens, CompletionTokens: w.Usage.OutputTokens}}
+	var text strings.Builder
+	var calls []map[string]any
+	for _, c := range w.Output.Message.Content {
+		text.WriteString(c.Text)
+		if c.ToolUse != nil {
+			calls = append(calls, map[string]any{"id": c.ToolUse.ToolUseID, "type": "function",
+				"function": map[string]any{"name": c.ToolUse.Name, "arguments": string(c.ToolUse.Input)}})
+		}
+	}
+	out.Content = text.String()
+	if len(calls) > 0 {
+		out.ToolCalls, _ = json.Marshal(calls)
+	}
+	return out, nil
+}
