@@ -45,6 +45,9 @@ type config struct {
 	LLMTimeout   time.Duration // GATEWAY_LLM_TIMEOUT, default 30 s
 	// BedrockRegion: GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1).
 	BedrockRegion string
+	// VertexProject / VertexLocation: GATEWAY_PROVIDER_VERTEX_PROJECT and
+	// _LOCATION (default us-central1).
+	VertexProject, VertexLocation string
 }
 
 func defaultConfig() config {
@@ -115,6 +118,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	c.BedrockRegion = getenv("GATEWAY_PROVIDER_BEDROCK_REGION")
+	c.VertexProject, c.VertexLocation = getenv("GATEWAY_PROVIDER_VERTEX_PROJECT"), getenv("GATEWAY_PROVIDER_VERTEX_LOCATION")
 	c.LLMTimeout = 30 * time.Second
 	if v := getenv("GATEWAY_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

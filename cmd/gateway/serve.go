@@ -27,6 +27,7 @@ import (
 	"github.com/governance-gateway/gateway/ingest/llm/bedrock"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
+	"github.com/governance-gateway/gateway/ingest/llm/vertex"
 	"github.com/governance-gateway/gateway/processors/analyse"
 	"github.com/governance-gateway/gateway/processors/lake"
 	"github.com/governance-gateway/gateway/processors/tracewriter"
@@ -329,9 +330,9 @@ func servePprof(addr string, logger *slog.Logger, errc chan<- error) {
 // providers builds the LLM adapters of POST /v1/chat. OpenAI and Anthropic
 // are always available (their public endpoints unless
 // GATEWAY_PROVIDER_<NAME>_BASE_URL says otherwise, e.g. `gateway dev-llm`);
-// Bedrock in GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1); Azure
-// OpenAI when its resource endpoint is configured. Vertex has no adapter
-// yet (501).
+// Bedrock in GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1), Vertex AI
+// in GATEWAY_PROVIDER_VERTEX_PROJECT / _LOCATION; Azure OpenAI when its
+// resource endpoint is configured.
 func providers(cfg config) map[string]llm.Provider {
 	lc := func(v string) llm.Config { return llm.Config{BaseURL: cfg.ProviderURLs[v], Timeout: cfg.LLMTimeout} }
 	ps := map[string]llm.Provider{
@@ -341,6 +342,9 @@ func providers(cfg config) map[string]llm.Provider {
 	bc := lc(llm.Bedrock)
 	bc.Region = cfg.BedrockRegion
 	ps[llm.Bedrock] = bedrock.New(bc)
+	vc := lc(llm.Vertex)
+	vc.Project, vc.Region = cfg.VertexProject, cfg.VertexLocation
+	ps[llm.Vertex] = vertex.New(vc)
 	// Azure OpenAI has no default endpoint: each customer has a resource.
 	if cfg.ProviderURLs[llm.AzureOpenAI] != "" {
 		ps[llm.AzureOpenAI] = azure.New(lc(llm.AzureOpenAI))

@@ -99,8 +99,11 @@ type Config struct {
 	// RetryDelay before the one retry of an idempotent failure (connection
 	// refused or reset before an answer, 502/503/504). Default 100 ms.
 	RetryDelay time.Duration
-	// Region is the AWS region of Bedrock (GATEWAY_PROVIDER_BEDROCK_REGION).
+	// Region is the AWS region of Bedrock (GATEWAY_PROVIDER_BEDROCK_REGION)
+	// or the Google Cloud location of Vertex AI.
 	Region string
+	// Project is the Google Cloud project of Vertex AI.
+	Project string
 }
 
 // Defaults fills zero fields.
