@@ -45,6 +45,10 @@ type config struct {
 	LLMTimeout   time.Duration // GATEWAY_LLM_TIMEOUT, default 30 s
 	// BedrockRegion: GATEWAY_PROVIDER_BEDROCK_REGION (default us-east-1).
 	BedrockRegion string
+	// UpstreamURL / UpstreamTimeout: the proxy's upstream
+	// (GATEWAY_UPSTREAM_URL, GATEWAY_UPSTREAM_TIMEOUT).
+	UpstreamURL     string
+	UpstreamTimeout time.Duration
 	// VertexProject / VertexLocation: GATEWAY_PROVIDER_VERTEX_PROJECT and
 	// _LOCATION (default us-central1).
 	VertexProject, VertexLocation string
@@ -118,6 +122,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	c.BedrockRegion = getenv("GATEWAY_PROVIDER_BEDROCK_REGION")
+	c.UpstreamURL = getenv("GATEWAY_UPSTREAM_URL")
+	if v := getenv("GATEWAY_UPSTREAM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("GATEWAY_UPSTREAM_TIMEOUT: %q is not a positive duration", v)
+		}
+		c.UpstreamTimeout = d
+	}
 	c.VertexProject, c.VertexLocation = getenv("GATEWAY_PROVIDER_VERTEX_PROJECT"), getenv("GATEWAY_PROVIDER_VERTEX_LOCATION")
 	c.LLMTimeout = 30 * time.Second
 	if v := getenv("GATEWAY_LLM_TIMEOUT"); v != "" {

@@ -146,7 +146,8 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return fmt.Errorf("start producer: %w", err)
 		}
 		defer producer.Close()
-		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey, ManagedKeys: cfg.ProviderKeys}, httpapi.Deps{
+		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey, ManagedKeys: cfg.ProviderKeys,
+			UpstreamURL: cfg.UpstreamURL, UpstreamTimeout: cfg.UpstreamTimeout}, httpapi.Deps{
 			Governance: gov,
 			Providers:  providers(cfg),
 			Store:      store,

@@ -291,7 +291,7 @@ func TestChatCompletionsShape(t *testing.T) {
 	require.Equal(t, "block", m["governance"].(map[string]any)["action"])
 	require.EqualValues(t, 0, m["usage"].(map[string]any)["total_tokens"])
 
-	requireError(t, do(map[string]any{"model": "x"}, "X-Service-Api-Key", "gwk_x"), http.StatusNotImplemented)
+	requireError(t, do(map[string]any{"model": "x"}, "X-Service-Api-Key", "gwk_x"), http.StatusUnauthorized) // the proxy path
 	requireError(t, ce.do("POST", "/v1/chat/completions", map[string]any{"model": "x"}), http.StatusUnauthorized)
 }
 

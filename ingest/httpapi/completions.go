@@ -15,14 +15,14 @@ import (
 const keyChatShape = "chat_shape_openai"
 
 // postChatCompletions is POST /v1/chat/completions. With X-Service-Api-Key
-// or X-API-Key it is the proxy (issue 5, not built yet: 501). With only
+// or X-API-Key it is the proxy (proxy.go). With only
 // `Authorization: Bearer <service key>` it is Full Control in the
 // chat-completions shape, so the official OpenAI clients work unchanged with
 // base_url <gateway>/v1 and the service key as their API key.
 func (s *Server) postChatCompletions(c echo.Context) error {
 	h := c.Request().Header
 	if h.Get("X-Service-Api-Key") != "" || h.Get("X-API-Key") != "" {
-		return fail(http.StatusNotImplemented, "the OpenAI-compatible proxy (X-Service-Api-Key) is not available on this server yet; send only Authorization: Bearer <service key> for Full Control")
+		return s.proxyChat(c)
 	}
 	if auth.BearerToken(h) == "" {
 		return fail(http.StatusUnauthorized, "invalid or missing API key: send the application's key as Authorization: Bearer")

@@ -49,6 +49,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	var ue *upstreamError
+	if errors.As(err, &ue) {
+		_ = c.JSON(ue.status, ue.body)
+		return
+	}
 	status, msg := http.StatusInternalServerError, "internal server error"
 	var ae *apiError
 	var he *echo.HTTPError

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,6 +70,17 @@ type Config struct {
 	// (GATEWAY_PROVIDER_<NAME>_API_KEY), used by Managed applications.
 	// Never logged or returned.
 	ManagedKeys map[string]string
+	// UpstreamURL is the proxy's upstream chat-completions base URL
+	// (GATEWAY_UPSTREAM_URL). Default https://api.openai.com/v1.
+	UpstreamURL string
+	// UpstreamTimeout bounds the wait for the upstream's answer headers
+	// (504 past it). Default 30 s.
+	UpstreamTimeout time.Duration
+	// ProxyDefaultMode applies when X-Service-Mode is absent. Default observe.
+	ProxyDefaultMode string
+	// ProxyIntegrationID is the default integration_id of proxied traces,
+	// naming the upstream vendor. Default proxy:openai.
+	ProxyIntegrationID string
 	// PolicyTTL is how long a compiled application policy is used before
 	// its version is checked again in the store: the window in which other
 	// API replicas still apply a policy edited elsewhere. Default 5 s.
@@ -98,6 +110,17 @@ func (c *Config) Defaults() {
 	def(&c.ProduceTimeout, 10*time.Second)
 	def(&c.LookupTimeout, 2*time.Second)
 	def(&c.PolicyTTL, 5*time.Second)
+	def(&c.UpstreamTimeout, 30*time.Second)
+	if c.UpstreamURL == "" {
+		c.UpstreamURL = "https://api.openai.com/v1"
+	}
+	c.UpstreamURL = strings.TrimRight(c.UpstreamURL, "/")
+	if c.ProxyDefaultMode == "" {
+		c.ProxyDefaultMode = "observe"
+	}
+	if c.ProxyIntegrationID == "" {
+		c.ProxyIntegrationID = "proxy:openai"
+	}
 	def(&c.ConsoleTokenTTL, auth.ConsoleTokenTTL)
 	if c.BcryptCost == 0 {
 		c.BcryptCost = auth.BcryptCost
@@ -162,6 +185,8 @@ type Server struct {
 	newID     func() string
 	keys      *auth.Resolver
 	gov       *governance.Engine
+	emitter   *emitter
+	upstream  *http.Client
 	providers map[string]llm.Provider
 	policies  *policyCache
 	pw        *auth.Passwords
@@ -219,6 +244,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s.providers = deps.Providers
+	s.upstream = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment,
+		MaxIdleConns: 1024, MaxIdleConnsPerHost: 256, IdleConnTimeout: 90 * time.Second, ForceAttemptHTTP2: true}}
+	if s.emitter, err = newEmitter(deps.Log, s.logger, reg); err != nil {
+		return nil, err
+	}
 	s.gov = deps.Governance
 	if s.gov == nil {
 		s.gov = governance.New()
@@ -258,7 +288,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 }
 
 // Close releases the server's caches. The handler must not be used afterwards.
-func (s *Server) Close() { s.keys.Close() }
+func (s *Server) Close() {
+	s.emitter.Close()
+	s.keys.Close()
+}
 
 func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e := echo.New()
@@ -274,6 +307,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.POST("/v1/verify", s.postVerify)
 	e.POST("/v1/chat", s.postChat)
 	e.POST("/v1/chat/completions", s.postChatCompletions)
+	e.GET("/v1/chat/completions/health", s.proxyHealth)
 
 	e.POST("/api/console/signup", s.signup)
 	e.POST("/api/console/login", s.login)

@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// emitter produces proxy traces off the response path: Emit never waits for
+// the broker. A bounded queue absorbs bursts; one goroutine batches it into
+// Produce calls and retries a failed batch until it is acknowledged or the
+// emitter closes. Only a full queue drops, counted and logged.
+type emitter struct {
+	log     LogWriter
+	logger  *slog.Logger
+	queue   chan schemas.Envelope
+	done    chan struct{}
+	closeMu sync.Mutex
+	closed  bool
+	closing atomic.Bool // Close was called: give a failing log a bounded time
+
+	queued  prometheus.Gauge
+	dropped prometheus.Counter
+	failed  prometheus.Counter
+}
+
+const (
+	emitterQueue   = 65536 // envelopes; ~1 s of a busy proxy
+	emitterBatch   = 512
+	emitterTimeout = 10 * time.Second
+)
+
+func newEmitter(log LogWriter, logger *slog.Logger, reg prometheus.Registerer) (*emitter, error) {
+	e := &emitter{log: log, logger: logger, queue: make(chan schemas.Envelope, emitterQueue), done: make(chan struct{}),
+		queued:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_proxy_trace_queue", Help: "Proxy traces waiting to be produced to the log."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_traces_dropped_total", Help: "Proxy traces dropped because the queue was full."}),
+		failed:  prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_trace_produce_errors_total", Help: "Failed produce attempts of proxy trace batches (retried)."}),
+	}
+	for _, c := range []prometheus.Collector{e.queued, e.dropped, e.failed} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	go e.run()
+	return e, nil
+}
+
+// Emit queues env; false (and a drop counted) when the queue is full.
+func (e *emitter) Emit(env schemas.Envelope) bool {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return false
+	}
+	select {
+	case e.queue <- env:
+		e.queued.Inc()
+		return true
+	default:
+		e.dropped.Inc()
+		e.logger.Error("proxy trace dropped: the trace queue is full (the log is slower than the traffic)", "request_id", env.Trace.RequestID)
+		return false
+	}
+}
+
+func (e *emitter) run() {
+	defer close(e.done)
+	batch := make([]schemas.Envelope, 0, emitterBatch)
+	for env := range e.queue {
+		batch = append(batch[:0], env)
+	fill:
+		for len(batch) < emitterBatch {
+			select {
+			case more, ok := <-e.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, more)
+			default:
+				break fill
+			}
+		}
+		for attempt := 0; ; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), emitterTimeout)
+			err := e.log.Produce(ctx, batch)
+			cancel()
+			if err == nil {
+				break
+			}
+			e.failed.Inc()
+			if e.closing.Load() && attempt >= 20 {
+				e.dropped.Add(float64(len(batch)))
+				e.logger.Error("proxy traces dropped at shutdown: the log did not acknowledge them", "batch", len(batch), "err", err)
+				break
+			}
+			if attempt%10 == 0 {
+				e.logger.Warn("proxy traces not yet on the log; retrying", "batch", len(batch), "err", err)
+			}
+			time.Sleep(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second))
+		}
+		e.queued.Sub(float64(len(batch)))
+	}
+}
+
+// Close stops taking traces and waits until the queued ones are produced.
+func (e *emitter) Close() {
+	e.closing.Store(true)
+	e.closeMu.Lock()
+	if !e.closed {
+		e.closed = true
+		close(e.queue)
+	}
+	e.closeMu.Unlock()
+	<-e.done
+}

@@ -1,0 +1,433 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/governance-gateway/gateway/governance"
+	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/schemas"
+)
+
+// Proxy modes (spec 4.1).
+const (
+	modeObserve = "observe"
+	modeGuard   = "guard"
+	modeVerify  = "verify"
+	modeFull    = "full"
+)
+
+var proxyModes = map[string]bool{modeObserve: true, modeGuard: true, modeVerify: true, modeFull: true}
+
+// proxyBlockNotice is the fixed text of a blocked proxied completion.
+const proxyBlockNotice = "This request was blocked by the governance gateway's policy."
+
+// forwardedHeaders go to the upstream verbatim (Authorization included:
+// the proxy never reads, stores or logs it beyond forwarding).
+var forwardedHeaders = []string{"Authorization", "Content-Type", "Accept", "OpenAI-Organization", "OpenAI-Project", "User-Agent"}
+
+type proxyRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+// text of an OpenAI message content: a string, or the text parts of an array.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// proxyHealth is GET /v1/chat/completions/health (no auth, no upstream call).
+func (s *Server) proxyHealth(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": s.cfg.UpstreamURL,
+		"endpoint": "/v1/chat/completions", "modes": []string{"non-stream", "stream"}})
+}
+
+// proxyChat is the OpenAI-compatible proxy (spec 4.1): the service key is
+// checked before any upstream contact; bodies are forwarded byte for byte
+// and answered byte for byte unless governance changes them; the trace is
+// emitted off the response path.
+func (s *Server) proxyChat(c echo.Context) error {
+	start := s.now()
+	h := c.Request().Header
+	key := strings.TrimSpace(h.Get("X-Service-Api-Key"))
+	if key == "" {
+		key = strings.TrimSpace(h.Get("X-API-Key"))
+	}
+	app, err := s.keys.Resolve(c.Request().Context(), key)
+	switch {
+	case errors.Is(err, auth.ErrInvalidKey):
+		return fail(http.StatusUnauthorized, "the service API key is required: send a valid X-Service-Api-Key (or X-API-Key)")
+	case err != nil:
+		return unavailable("cannot check the API key right now; retry", err)
+	}
+	c.Set(keyOrgID, app.OrgID)
+	c.Set(keyAppID, app.ID)
+	if auth.BearerToken(h) == "" {
+		return fail(http.StatusUnauthorized, "the upstream API key is required: send Authorization: Bearer <UPSTREAM_API_KEY>; nothing was forwarded")
+	}
+	mode := h.Get("X-Service-Mode")
+	if mode == "" {
+		mode = s.cfg.ProxyDefaultMode
+	}
+	if !proxyModes[mode] {
+		return fail(http.StatusBadRequest, "X-Service-Mode must be observe, guard, verify or full")
+	}
+	body, err := readBody(c, s.cfg.BodyLimit)
+	if err != nil {
+		return err
+	}
+	var pr proxyRequest
+	if !utf8.Valid(body) || json.Unmarshal(body, &pr) != nil {
+		return fail(http.StatusBadRequest, "the body must be a JSON chat-completions request")
+	}
+	if pr.Stream { // DESIGN.md 5: streaming downgrades the post-flight modes
+		switch mode {
+		case modeVerify:
+			mode = modeObserve
+		case modeFull:
+			mode = modeGuard
+		}
+	}
+	requestID := s.newID()
+	resp := c.Response()
+	resp.Header().Set("X-Service-Request-Id", requestID)
+	resp.Header().Set("X-Service-Mode", mode)
+
+	var prompt string
+	var tools []string
+	for _, m := range pr.Messages {
+		switch m.Role {
+		case "user":
+			prompt = contentText(m.Content)
+		case "tool":
+			tools = append(tools, contentText(m.Content))
+		}
+	}
+	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: "openai", Model: pr.Model,
+		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID, Prompt: prompt, Status: schemas.StatusOK,
+		FinalDecision: "pass"}
+	for _, d := range []struct {
+		name string
+		dst  *string
+	}{{"X-Use-Case", &tr.UseCase}, {"X-Team-Id", &tr.TeamID}, {"X-Integration-Id", &tr.IntegrationID}, {"X-End-User-Id", &tr.EndUserID}, {"X-Session-Id", &tr.SessionID}} {
+		v, err := dimension(c, d.name, *d.dst)
+		if err != nil {
+			return err
+		}
+		*d.dst = v
+	}
+
+	var pol *governance.Compiled
+	if mode != modeObserve {
+		if pol, err = s.policies.get(c.Request().Context(), app); err != nil {
+			return unavailable("cannot load the application's policy right now; retry", err)
+		}
+	}
+	var findings []governance.Finding
+	if mode == modeGuard || mode == modeFull {
+		pre := pol.Verify(governance.Input{Prompt: prompt, ToolResult: strings.Join(tools, "\n\n")})
+		findings = pre.Findings
+		if pre.Governance == governance.ActionBlock {
+			s.emitProxy(app, tr, findings, governance.ActionBlock, "")
+			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start))
+		}
+	}
+
+	up, err := s.forward(c, body)
+	if err != nil {
+		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+		s.emitProxy(app, tr, findings, "", "")
+		return err
+	}
+	defer up.Body.Close()
+	if pr.Stream && up.StatusCode < 400 {
+		return s.proxyStream(c, app, tr, up, findings)
+	}
+	raw, err := io.ReadAll(io.LimitReader(up.Body, 64<<20))
+	if err != nil {
+		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+		s.emitProxy(app, tr, findings, "", "")
+		return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream connection broke while reading the answer")
+	}
+	if up.StatusCode >= 400 {
+		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+		s.emitProxy(app, tr, findings, "", "")
+		return writeUpstream(c, up, raw)
+	}
+	answer, usage := completionText(raw)
+	tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+	action := governance.Action("")
+	if mode == modeVerify || mode == modeFull {
+		post := pol.Verify(governance.Input{Answer: answer, ToolResult: strings.Join(tools, "\n\n")})
+		findings = append(findings, withoutStage(post.Findings, governance.StageTool)...)
+		switch post.Governance {
+		case governance.ActionBlock:
+			s.emitProxy(app, tr, findings, governance.ActionBlock, answer)
+			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, post, start))
+		case governance.ActionRewrite:
+			if rewritten, ok := replaceContent(raw, post.Answer); ok {
+				raw, answer, action = rewritten, post.Answer, governance.ActionRewrite
+			}
+		}
+	}
+	s.emitProxy(app, tr, findings, action, answer)
+	return writeUpstream(c, up, raw)
+}
+
+// forward sends body to the upstream with the forwarded headers. The
+// timeout bounds the wait for the answer's headers; a stream may then run
+// as long as the client stays. Errors are the spec's 504 / 502 shapes.
+func (s *Server) forward(c echo.Context, body []byte) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.UpstreamURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		cancel()
+		return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream URL is invalid")
+	}
+	for _, name := range forwardedHeaders {
+		if v := c.Request().Header.Values(name); len(v) > 0 {
+			req.Header[name] = v
+		}
+	}
+	timer := time.AfterFunc(s.cfg.UpstreamTimeout, cancel)
+	res, err := s.upstream.Do(req)
+	inTime := timer.Stop()
+	if err != nil {
+		cancel()
+		var ne net.Error
+		if !inTime || errors.As(err, &ne) && ne.Timeout() {
+			return nil, upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
+		}
+		return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "cannot reach the upstream")
+	}
+	res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
+	return res, nil
+}
+
+// cancelBody cancels the upstream request when the body is closed (a client
+// that left mid-stream cancels the upstream too).
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// upstreamError is a response written verbatim in the proxy's error shapes.
+type upstreamError struct {
+	status int
+	body   map[string]any
+}
+
+func (e *upstreamError) Error() string { return fmt.Sprint(e.body) }
+
+func upstreamJSONError(status int, typ, msg string) error {
+	return &upstreamError{status: status, body: map[string]any{"error": map[string]string{"message": msg, "type": typ}}}
+}
+
+// writeUpstream answers with the upstream's status, content type and bytes.
+func writeUpstream(c echo.Context, up *http.Response, raw []byte) error {
+	ct := up.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "application/json"
+	}
+	return c.Blob(up.StatusCode, ct, raw)
+}
+
+type proxyUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// completionText reads the answer text and usage of a chat.completion.
+func completionText(raw []byte) (string, proxyUsage) {
+	var r struct {
+		Choices []struct {
+			Message struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+		Usage proxyUsage `json:"usage"`
+	}
+	if json.Unmarshal(raw, &r) != nil || len(r.Choices) == 0 || r.Choices[0].Message.Content == nil {
+		return "", r.Usage
+	}
+	return *r.Choices[0].Message.Content, r.Usage
+}
+
+// replaceContent swaps choices[0].message.content, keeping everything else
+// of the upstream body.
+func replaceContent(raw []byte, content string) ([]byte, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, false
+	}
+	var choices []map[string]json.RawMessage
+	if json.Unmarshal(m["choices"], &choices) != nil || len(choices) == 0 {
+		return nil, false
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(choices[0]["message"], &msg) != nil {
+		return nil, false
+	}
+	msg["content"], _ = json.Marshal(content)
+	choices[0]["message"], _ = json.Marshal(msg)
+	m["choices"], _ = json.Marshal(choices)
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
+
+// blockCompletion is the exact block body of spec 4.1.
+func blockCompletion(requestID, model string, d governance.Decision, start time.Time) map[string]any {
+	reason := "blocked by policy"
+	for _, f := range d.Findings {
+		if f.Action == governance.ActionBlock {
+			reason = fmt.Sprintf("%s (confidence %.2f)", f.Policy, f.Confidence)
+			break
+		}
+	}
+	return map[string]any{
+		"id": "chatcmpl-svc-" + requestID, "object": "chat.completion", "created": start.Unix(), "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": proxyBlockNotice},
+			"finish_reason": "content_filter"}},
+		"usage":              map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+		"system_fingerprint": "service_blocked",
+		"svc_block":          map[string]string{"reason": reason},
+	}
+}
+
+// proxyStream copies the upstream's event stream to the client as it
+// arrives, reading the usage and the answer text on the way for the trace.
+func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up *http.Response, findings []governance.Finding) error {
+	w := c.Response()
+	ct := up.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "text/event-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(up.StatusCode)
+	var text strings.Builder
+	var usage proxyUsage
+	var line []byte
+	rd := bufio.NewReaderSize(up.Body, 32<<10)
+	buf := make([]byte, 32<<10)
+	sawDone := false
+	for {
+		n, err := rd.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				err = werr
+			}
+			w.Flush()
+			// Parse complete lines for the trace, after the bytes left.
+			line = append(line, buf[:n]...)
+			for {
+				i := bytes.IndexByte(line, '\n')
+				if i < 0 {
+					break
+				}
+				ev := bytes.TrimSpace(line[:i])
+				line = line[i+1:]
+				data, ok := bytes.CutPrefix(ev, []byte("data:"))
+				if !ok {
+					continue
+				}
+				data = bytes.TrimSpace(data)
+				if string(data) == "[DONE]" {
+					sawDone = true
+					continue
+				}
+				var ch struct {
+					Choices []struct {
+						Delta struct {
+							Content string `json:"content"`
+						} `json:"delta"`
+					} `json:"choices"`
+					Usage *proxyUsage `json:"usage"`
+				}
+				if json.Unmarshal(data, &ch) == nil {
+					if len(ch.Choices) > 0 {
+						text.WriteString(ch.Choices[0].Delta.Content)
+					}
+					if ch.Usage != nil {
+						usage = *ch.Usage
+					}
+				}
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) || !sawDone {
+				tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+			}
+			break
+		}
+	}
+	if usage.CompletionTokens == 0 && text.Len() > 0 {
+		usage.CompletionTokens = int64(len(strings.Fields(text.String()))) // estimate: no usage chunk was sent
+	}
+	tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+	s.emitProxy(app, tr, findings, "", text.String())
+	return nil
+}
+
+// emitProxy completes the trace and queues it for the log.
+func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governance.Finding, action governance.Action, answer string) {
+	finished := s.now()
+	lat := finished.Sub(tr.StartedAt).Milliseconds()
+	tr.FinishedAt, tr.LatencyMs = &finished, &lat
+	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
+	tr.PolicyHits = policyHits(findings)
+	if len(findings) > 0 {
+		risk := governance.RiskScore(findings)
+		tr.RiskScore = &risk
+	}
+	switch action {
+	case governance.ActionBlock:
+		tr.Status, tr.FinalDecision, answer = schemas.StatusBlocked, "block", ""
+	case governance.ActionRewrite:
+		tr.Status, tr.FinalDecision = schemas.StatusRewritten, "rewrite"
+	}
+	tr.Answer = answer
+	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
+	s.stamp(&env, app, finished)
+	s.emitter.Emit(env)
+}
