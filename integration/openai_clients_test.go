@@ -57,9 +57,10 @@ func runClientScript(t *testing.T, interpreter, script string) {
 	fake := &llmfake.Server{}
 	up := httptest.NewServer(fake)
 	defer up.Close()
-	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test-managed")
+	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test-managed",
+		"GATEWAY_UPSTREAM_URL="+up.URL+"/v1")
 	c := harness.NewClient(gw.URL)
-	org, _ := c.SignupAndApp(t, "py-"+time.Now().Format("150405.000000")+"@example.com", "events")
+	org, events := c.SignupAndApp(t, "py-"+time.Now().Format("150405.000000")+"@example.com", "events")
 	var app struct {
 		APIKey string `json:"api_key"`
 	}
@@ -68,7 +69,7 @@ func runClientScript(t *testing.T, interpreter, script string) {
 		"Authorization", "Bearer "+org.Token))
 
 	cmd := exec.Command(interpreter, script)
-	cmd.Env = append(os.Environ(), "GATEWAY_URL="+gw.URL, "GATEWAY_KEY="+app.APIKey)
+	cmd.Env = append(os.Environ(), "GATEWAY_URL="+gw.URL, "GATEWAY_KEY="+app.APIKey, "GATEWAY_PROXY_KEY="+events.APIKey)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	require.NoError(t, err, "the OpenAI client checks failed (%s)", script)
