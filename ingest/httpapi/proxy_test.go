@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +184,50 @@ func TestProxyUpstreamKeyNeverKept(t *testing.T) {
 	require.NotContains(t, string(raw), upstreamKey)
 	metrics := pe.do("GET", "/metrics", nil)
 	require.NotContains(t, string(metrics.Body), upstreamKey)
+}
+
+// BenchmarkProxyOverhead: added latency of the proxy in observe and guard
+// mode (trace emission on, in-memory log) versus calling the fake upstream
+// directly over HTTP with the same client; sequential requests.
+func BenchmarkProxyOverhead(b *testing.B) {
+	for _, mode := range []string{"observe", "guard"} {
+		b.Run(mode, func(b *testing.B) {
+			fake := &llmfake.Server{}
+			up := httptest.NewServer(fake)
+			defer up.Close()
+			e := newEnv(b, func(c *Config, d *Deps) { c.UpstreamURL = up.URL })
+			gw := httptest.NewServer(e.srv.Handler())
+			defer gw.Close()
+			app := e.eventsApp(e.signup("pb@example.com"))
+			body := []byte(chatBody)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+			call := func(url string, hdr map[string]string) time.Duration {
+				req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer sk-x")
+				for k, v := range hdr {
+					req.Header.Set(k, v)
+				}
+				t0 := time.Now()
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				return time.Since(t0)
+			}
+			var added []int64
+			for b.Loop() {
+				d := call(up.URL+"/chat/completions", nil)
+				p := call(gw.URL+"/v1/chat/completions", map[string]string{"X-Service-Api-Key": app.Key, "X-Service-Mode": mode})
+				added = append(added, (p - d).Nanoseconds())
+			}
+			slices.Sort(added)
+			if len(added) > 0 {
+				b.ReportMetric(float64(added[len(added)/2])/1e3, "added-p50-µs")
+				b.ReportMetric(float64(added[min(len(added)-1, len(added)*99/100)])/1e3, "added-p99-µs")
+			}
+		})
+	}
 }
