@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/governance-gateway/gateway/integration/bench"
 )
@@ -16,8 +18,11 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	if len(args) > 0 && args[0] == "verify" {
 		return cmdBenchVerify(ctx, args[1:], stdout, logger)
 	}
+	if len(args) > 0 && args[0] == "proxy" {
+		return cmdBenchProxy(ctx, args[1:], stdout, logger)
+	}
 	if len(args) == 0 || args[0] != "ingest" {
-		return usageError{fmt.Errorf("usage: gateway bench ingest|verify [flags]")}
+		return usageError{fmt.Errorf("usage: gateway bench ingest|verify|proxy [flags]")}
 	}
 	var cfg bench.Config
 	fs := flag.NewFlagSet("bench ingest", flag.ContinueOnError)
@@ -60,5 +65,35 @@ func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger
 		return fmt.Errorf("bench verify: %w", err)
 	}
 	bench.PrintVerify(stdout, res)
+	return nil
+}
+
+// cmdBenchProxy runs `gateway bench proxy`: the proxy's added latency at
+// fixed open-loop rates against a fake upstream (docs/benchmarks.md).
+func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	var cfg bench.Config
+	fs := flag.NewFlagSet("bench proxy", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	per := fs.Duration("per-rate", 10e9, "measurement length of each rate (direct and through the proxy each)")
+	ratesFlag := fs.String("rates", "1000,2000,3000,4000", "offered request rates (observe mode)")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	var rates []int
+	for _, f := range strings.Split(*ratesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return usageError{fmt.Errorf("-rates: %q is not a positive integer", f)}
+		}
+		rates = append(rates, n)
+	}
+	cfg.Logger = logger
+	res, err := bench.RunProxy(ctx, cfg, rates, *per)
+	if err != nil {
+		return fmt.Errorf("bench proxy: %w", err)
+	}
+	bench.PrintProxy(stdout, res)
 	return nil
 }

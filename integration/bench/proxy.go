@@ -1,0 +1,183 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
+)
+
+// ProxyRow is one measured configuration of RunProxy.
+type ProxyRow struct {
+	Label      string
+	Rate       int // requests/s offered (open loop)
+	Sent, Errs int
+	DirectP50  time.Duration
+	DirectP99  time.Duration
+	ProxyP50   time.Duration
+	ProxyP99   time.Duration
+	AddedP50   time.Duration // proxy p50 - direct p50
+	AddedP99   time.Duration // proxy p99 - direct p99
+}
+
+// ProxyResult is the outcome of RunProxy.
+type ProxyResult struct {
+	Rows         []ProxyRow
+	MaxRateUnder time.Duration // the p99 bound used for MaxRate
+	MaxRate      int           // highest offered rate whose added p99 stayed under MaxRateUnder
+	PeakRSSBytes int64
+}
+
+// RunProxy starts a fake OpenAI-format upstream in this process and a
+// gateway child on embedded defaults (traces go to its embedded broker),
+// then drives the same open-loop load generator at fixed rates against the
+// upstream directly and through the proxy, and reports the added latency.
+// Everything shares this machine's cores.
+func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (ProxyResult, error) {
+	cfg = cfg.Defaults()
+	res := ProxyResult{MaxRateUnder: time.Millisecond}
+	if cfg.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return res, err
+		}
+		cfg.Binary = exe
+	}
+	if cfg.DataDir == "" {
+		d, err := os.MkdirTemp("", "gateway-bench-proxy-")
+		if err != nil {
+			return res, err
+		}
+		cfg.DataDir = d
+		if !cfg.Keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	upSrv := &http.Server{Handler: &llmfake.Server{}, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = upSrv.Serve(ln) }()
+	defer upSrv.Close()
+	upURL := "http://" + ln.Addr().String()
+	cfg.Env = append(cfg.Env, "GATEWAY_UPSTREAM_URL="+upURL)
+	srv, err := startServer(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer srv.stop()
+	c := &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second}}
+	if err := c.setupMode(ctx, "events"); err != nil {
+		return res, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
+	}
+	body := []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
+	streamBody := []byte(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 512}}
+
+	measure := func(rate int, url string, body []byte, hdr map[string]string, ttfb bool) ([]time.Duration, int, int) {
+		n := int(float64(rate) * per.Seconds())
+		lat := make([]time.Duration, 0, n)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		errs := 0
+		interval := time.Second / time.Duration(rate)
+		start := time.Now()
+		for i := 0; i < n && ctx.Err() == nil; i++ {
+			next := start.Add(time.Duration(i) * interval)
+			if d := time.Until(next); d > 0 {
+				time.Sleep(d)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer sk-upstream-bench")
+				for k, v := range hdr {
+					req.Header.Set(k, v)
+				}
+				// Latency counts from the scheduled send time (open loop: a
+				// slow system cannot hide queueing).
+				r, err := hc.Do(req)
+				var d time.Duration
+				if err == nil {
+					if ttfb {
+						br := bufio.NewReader(r.Body)
+						_, err = br.ReadByte()
+						d = time.Since(next)
+						_, _ = io.Copy(io.Discard, br)
+					} else {
+						_, err = io.Copy(io.Discard, r.Body)
+						d = time.Since(next)
+					}
+					r.Body.Close()
+					if r.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d", r.StatusCode)
+					}
+				}
+				mu.Lock()
+				if err != nil {
+					errs++
+				} else {
+					lat = append(lat, d)
+				}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		return lat, n, errs
+	}
+	q := func(l []time.Duration, p float64) time.Duration {
+		if len(l) == 0 {
+			return 0
+		}
+		return l[min(len(l)-1, int(p*float64(len(l))))]
+	}
+	run := func(label string, rate int, pbody []byte, mode string, ttfb bool) ProxyRow {
+		direct, _, _ := measure(rate, upURL+"/chat/completions", pbody, nil, ttfb)
+		through, sent, errs := measure(rate, srv.url+"/v1/chat/completions", pbody, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": mode}, ttfb)
+		row := ProxyRow{Label: label, Rate: rate, Sent: sent, Errs: errs,
+			DirectP50: q(direct, .5), DirectP99: q(direct, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+		row.AddedP50, row.AddedP99 = row.ProxyP50-row.DirectP50, row.ProxyP99-row.DirectP99
+		cfg.Logger.Info("bench proxy", "label", label, "rate", rate, "added_p50", row.AddedP50, "added_p99", row.AddedP99, "errors", errs)
+		return row
+	}
+	// Warm-up: connections, policy cache.
+	measure(200, srv.url+"/v1/chat/completions", body, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": "guard"}, false)
+	for _, rate := range rates {
+		row := run("observe", rate, body, "observe", false)
+		res.Rows = append(res.Rows, row)
+		if row.Errs == 0 && row.AddedP99 < res.MaxRateUnder && rate > res.MaxRate {
+			res.MaxRate = rate
+		}
+	}
+	res.Rows = append(res.Rows, run("guard", 2000, body, "guard", false))
+	res.Rows = append(res.Rows, run("observe, stream (time to first byte)", 2000, streamBody, "observe", true))
+	res.PeakRSSBytes = peakRSS(srv.cmd.Process.Pid)
+	return res, ctx.Err()
+}
+
+// PrintProxy writes the result table.
+func PrintProxy(w io.Writer, r ProxyResult) {
+	fmt.Fprintln(w, "\nOpenAI-compatible proxy vs direct, fake upstream on loopback, open-loop load, traces to the embedded broker")
+	fmt.Fprintln(w, "\n| mode | offered req/s | sent (errors) | direct p50 / p99 | proxy p50 / p99 | added p50 | added p99 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "| %s | %d | %d (%d) | %s / %s | %s / %s | %s | %s |\n", row.Label, row.Rate, row.Sent, row.Errs,
+			us(row.DirectP50), us(row.DirectP99), us(row.ProxyP50), us(row.ProxyP99), us(row.AddedP50), us(row.AddedP99))
+	}
+	fmt.Fprintf(w, "\nhighest offered rate with added p99 under %s (observe): %d req/s\npeak RSS of the gateway: %d MiB\n",
+		r.MaxRateUnder, r.MaxRate, r.PeakRSSBytes>>20)
+}
