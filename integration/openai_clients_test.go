@@ -73,4 +73,29 @@ func runClientScript(t *testing.T, interpreter, script string) {
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	require.NoError(t, err, "the OpenAI client checks failed (%s)", script)
+
+	// The proxy's upstream key ("sk-upstream-test" in the scripts) is never
+	// kept: not in the traces the console serves, not in any file of the
+	// data directory (SQLite store, Parquet lake, embedded broker log).
+	require.Eventually(t, func() bool {
+		rows, err := c.TryListRequests(org.Token, nil)
+		return err == nil && len(rows) > 0
+	}, 2*time.Minute, 200*time.Millisecond)
+	for _, r := range c.ListRequests(t, org.Token, nil) {
+		_, body, err := c.Try("GET", "/api/console/requests/"+r.RequestID, nil, "Authorization", "Bearer "+org.Token)
+		require.NoError(t, err)
+		require.NotContains(t, string(body), "sk-upstream-test")
+	}
+	require.NoError(t, gw.Stop())
+	require.NoError(t, filepath.WalkDir(gw.DataDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		require.NotContains(t, string(b), "sk-upstream-test", "upstream key found in %s", path)
+		return nil
+	}))
 }
