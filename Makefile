@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # The test timeout is generous for a 2-core machine; no test asserts wall-clock time.
 TESTFLAGS ?= -count=1 -timeout=20m
 
-.PHONY: help build run test test-real bench bench-ingest bench-verify eval train-injection fuzz vet clean
+.PHONY: help build run test test-real bench bench-ingest bench-verify bench-proxy eval train-injection fuzz vet clean
 
 # Labelled development data for the guardrails (make eval, make train-injection).
 DATASETS ?= ../shared/datasets
@@ -35,6 +35,9 @@ bench-ingest: build ## the end-to-end ingest benchmark of docs/benchmarks.md (em
 
 bench-verify: ## the governance engine benchmark (2 KB answer + 8 KB tool_result, all default scanners)
 	$(GO) test -run='^$$' -bench='Verify|Scan|Check' -benchmem ./governance/... ./ingest/httpapi/
+
+bench-proxy: build ## the proxy's added latency at fixed open-loop rates (docs/benchmarks.md)
+	./$(BIN) bench proxy
 
 eval: build ## quality tables of the guardrails on $(DATASETS) (PII, secrets, injection, grounding)
 	./$(BIN) eval -datasets $(DATASETS)
