@@ -22,17 +22,18 @@ func TestMain(m *testing.M) { harness.Main(m) }
 
 type keys struct{ events, verify, full string }
 
-// start runs a real gateway process on embedded defaults with a fake
-// OpenAI-format upstream (a test double: vendors are not reachable here).
+// start runs a real gateway process with a fake OpenAI-format upstream (a
+// test double: vendors are not reachable here). It always uses the embedded
+// broker and SQLite, even in the real lane: this package's tests run in
+// parallel with the integration package, which needs the shared Kafka's
+// consumer group to itself, and the SDK's behaviour does not depend on the
+// log's implementation (the integration suite covers that).
 func start(t *testing.T) (string, keys) {
 	t.Helper()
-	env := harness.Environment(t)
-	if env.KafkaBrokers != "" {
-		harness.FreshGroup(t, env.KafkaBrokers)
-	}
 	up := httptest.NewServer(&llmfake.Server{})
 	t.Cleanup(up.Close)
-	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test")
+	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test",
+		"KAFKA_BROKERS=", "DATABASE_URL=")
 	c := harness.NewClient(gw.URL)
 	org, ev := c.SignupAndApp(t, "sdk-"+time.Now().Format("150405.000000")+"@example.com", "events")
 	var k keys
