@@ -92,6 +92,17 @@ type Chunk struct {
 	LastOffset  int64
 }
 
+// UsageRow is one day of one application's usage at one price mode
+// (events, verify, full_control).
+type UsageRow struct {
+	AppID            string
+	Day              string // YYYY-MM-DD, UTC
+	PriceMode        string
+	Requests         int64
+	PromptTokens     int64
+	CompletionTokens int64
+}
+
 // TraceFilter selects traces for the console listing. Empty fields do not
 // filter. Results are newest first by (received_at, request_id).
 type TraceFilter struct {
@@ -165,6 +176,10 @@ type Store interface {
 	// SessionTraces returns a session's traces oldest first (started_at,
 	// received_at, request_id); ErrNotFound when the session has none.
 	SessionTraces(ctx context.Context, orgID, sessionID string) ([]TraceRow, error)
+
+	// Usage returns the organisation's usage aggregates of the UTC days
+	// fromDay..toDay (YYYY-MM-DD, inclusive), kept by WriteTraces.
+	Usage(ctx context.Context, orgID, fromDay, toDay string) ([]UsageRow, error)
 
 	// Ping checks the store is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"ConsoleTokens", testConsoleTokens},
 		{"Apps", testApps},
 		{"AppPolicy", testAppPolicy},
+		{"UsageAggregates", testUsage},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"WriteTracesOwners", testWriteTracesOwners},
 		{"WriteTracesOwnersAcrossStatements", testOwnersAcrossStatements},
@@ -364,6 +365,61 @@ func testAppPolicy(t *testing.T, s query.Store) {
 	require.ErrorIs(t, err, query.ErrNotFound)
 	_, err = s.SetAppPolicy(c, "o1", "a1", []byte(`{}`))
 	require.ErrorIs(t, err, query.ErrNotFound)
+}
+
+func testUsage(t *testing.T, s query.Store) {
+	c := ctx(t)
+	newOrg(t, s, "o1", "a@o1.test")
+	newOrg(t, s, "o2", "a@o2.test")
+	events, verify := app("o1", "ev", base), app("o1", "vf", base)
+	events.Mode, verify.Mode = query.AppModeEvents, query.AppModeVerify
+	require.NoError(t, s.CreateApp(c, events))
+	require.NoError(t, s.CreateApp(c, verify))
+	require.NoError(t, s.CreateApp(c, app("o2", "other", base)))
+	tok := func(id string, p, q int64, day time.Time) schemas.Trace {
+		tr := minimalTrace(id)
+		tr.PromptTokens, tr.CompletionTokens, tr.TotalTokens, tr.ReceivedAt = p, q, p+q, day
+		return tr
+	}
+	proxy := tok("px", 100, 50, base)
+	proxy.Mode, proxy.Metadata = schemas.ModeProxy, []byte(`{"service_mode":"full"}`)
+	first := []query.TraceRow{
+		row("o1", "ev", tok("e1", 10, 5, base), 0, 0),
+		row("o1", "ev", tok("e2", 1, 1, base), 0, 1),
+		row("o1", "vf", tok("v1", 7, 3, base), 0, 2),
+		row("o1", "ev", proxy, 0, 3),
+		row("o2", "other", tok("x1", 1000, 1000, base), 0, 4),
+	}
+	_, err := s.WriteTraces(c, chunkFor(first), first)
+	require.NoError(t, err)
+	// A replay of the same chunk (a processor restarted before committing)
+	// owns the same rows again and must not count them twice.
+	_, err = s.WriteTraces(c, chunkFor(first), first)
+	require.NoError(t, err)
+	// Another chunk: a duplicate id is not counted; a new day is its own row.
+	next := base.Add(24 * time.Hour)
+	second := []query.TraceRow{
+		row("o1", "ev", tok("e1", 99, 99, base), 0, 5), // duplicate of e1: not stored, not counted
+		row("o1", "ev", tok("e3", 2, 2, next), 0, 6),
+	}
+	_, err = s.WriteTraces(c, chunkFor(second), second)
+	require.NoError(t, err)
+
+	day1, day2 := base.Format("2006-01-02"), next.Format("2006-01-02")
+	got, err := s.Usage(c, "o1", day1, day2)
+	require.NoError(t, err)
+	require.Equal(t, []query.UsageRow{
+		{AppID: "ev", Day: day1, PriceMode: query.AppModeEvents, Requests: 2, PromptTokens: 11, CompletionTokens: 6},
+		{AppID: "ev", Day: day1, PriceMode: query.AppModeFullControl, Requests: 1, PromptTokens: 100, CompletionTokens: 50},
+		{AppID: "vf", Day: day1, PriceMode: query.AppModeVerify, Requests: 1, PromptTokens: 7, CompletionTokens: 3},
+		{AppID: "ev", Day: day2, PriceMode: query.AppModeEvents, Requests: 1, PromptTokens: 2, CompletionTokens: 2},
+	}, got)
+	only1, err := s.Usage(c, "o1", day2, day2)
+	require.NoError(t, err)
+	require.Len(t, only1, 1)
+	none, err := s.Usage(c, "nobody", day1, day2)
+	require.NoError(t, err)
+	require.Empty(t, none)
 }
 
 func testTraceRoundTrip(t *testing.T, s query.Store) {

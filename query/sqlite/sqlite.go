@@ -17,8 +17,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 	"sync"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"

@@ -2,6 +2,7 @@ package sqlcore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -391,11 +392,15 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 		for i := range owner { // a retried transaction starts clean
 			owner[i] = false
 		}
-		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO chunks (topic, log_partition, first_offset, last_offset)
+		newChunk, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO chunks (topic, log_partition, first_offset, last_offset)
 			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset); err != nil {
+			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset)
+		if err != nil {
 			return fmt.Errorf("insert chunk: %w", err)
 		}
+		// Usage aggregates only for a chunk written for the first time: a
+		// replay of a committed chunk owns the same rows again and must
+		// not count them twice.
 		per := s.rowsPerInsert
 		if s.d.ArrayTypes != nil {
 			per = arrayRowsPerInsert
@@ -436,6 +441,9 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 				}
 			}
 		}
+		if newChunk == 1 {
+			return s.addUsage(ctx, q, rows, owner)
+		}
 		return nil
 	})
 	if err != nil {
@@ -443,6 +451,100 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 			chunk.Topic, chunk.Partition, chunk.FirstOffset, chunk.LastOffset, err)
 	}
 	return owner, nil
+}
+
+type usageKey struct{ org, app, day, mode string }
+
+type usageSum struct{ requests, prompt, completion int64 }
+
+// proxyPriceModes maps the proxy's service mode to the price mode
+// (DESIGN.md 5: observe at the Events price, guard and verify at the
+// Verify price, full at the Full Control price).
+var proxyPriceModes = map[string]string{"observe": query.AppModeEvents, "guard": query.AppModeVerify,
+	"verify": query.AppModeVerify, "full": query.AppModeFullControl}
+
+// addUsage adds the owned rows to usage_daily.
+func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, owner []bool) error {
+	sums := map[usageKey]*usageSum{}
+	appMode := map[[2]string]string{}
+	var order []usageKey
+	for i := range rows {
+		if !owner[i] {
+			continue
+		}
+		r := &rows[i]
+		mode := ""
+		if r.Trace.Mode == "proxy" {
+			var m struct {
+				ServiceMode string `json:"service_mode"`
+			}
+			_ = json.Unmarshal(r.Trace.Metadata, &m)
+			mode = proxyPriceModes[m.ServiceMode]
+		}
+		if mode == "" {
+			k := [2]string{r.OrgID, r.AppID}
+			var ok bool
+			if mode, ok = appMode[k]; !ok {
+				res, err := q.Query(ctx, s.d.Rebind(`SELECT mode FROM apps WHERE org_id = ? AND id = ?`), r.OrgID, r.AppID)
+				if err != nil {
+					return fmt.Errorf("usage: app mode: %w", err)
+				}
+				if res.Next() {
+					err = res.Scan(&mode)
+				}
+				res.Close()
+				if err != nil {
+					return fmt.Errorf("usage: app mode: %w", err)
+				}
+				if mode == "" {
+					mode = query.AppModeEvents
+				}
+				appMode[k] = mode
+			}
+		}
+		key := usageKey{r.OrgID, r.AppID, r.Trace.ReceivedAt.UTC().Format("2006-01-02"), mode}
+		u := sums[key]
+		if u == nil {
+			u = &usageSum{}
+			sums[key] = u
+			order = append(order, key)
+		}
+		u.requests++
+		u.prompt += r.Trace.PromptTokens
+		u.completion += r.Trace.CompletionTokens
+	}
+	for _, k := range order {
+		u := sums[k]
+		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO usage_daily (org_id, app_id, day, price_mode, requests, prompt_tokens, completion_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, app_id, day, price_mode) DO UPDATE SET
+				requests = usage_daily.requests + excluded.requests,
+				prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens,
+				completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens`),
+			k.org, k.app, k.day, k.mode, u.requests, u.prompt, u.completion); err != nil {
+			return fmt.Errorf("usage: upsert: %w", err)
+		}
+	}
+	return nil
+}
+
+// Usage implements query.Store.
+func (s *Store) Usage(ctx context.Context, orgID, fromDay, toDay string) ([]query.UsageRow, error) {
+	res, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT app_id, day, price_mode, requests, prompt_tokens, completion_tokens
+		FROM usage_daily WHERE org_id = ? AND day >= ? AND day <= ? ORDER BY day, app_id, price_mode`), orgID, fromDay, toDay)
+	if err != nil {
+		return nil, fmt.Errorf("usage: %w", err)
+	}
+	defer res.Close()
+	out := []query.UsageRow{}
+	for res.Next() {
+		var u query.UsageRow
+		if err := res.Scan(&u.AppID, &u.Day, &u.PriceMode, &u.Requests, &u.PromptTokens, &u.CompletionTokens); err != nil {
+			return nil, fmt.Errorf("usage: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, res.Err()
 }
 
 // markOwners sets owner[i] for the rows of batch whose position is the stored one.
