@@ -103,6 +103,18 @@ type UsageRow struct {
 	CompletionTokens int64
 }
 
+// KPIs are the dashboard's headline numbers of a window.
+type KPIs struct {
+	Requests         int64
+	PromptTokens     int64
+	CompletionTokens int64
+	CostUSD          float64 // sum of the traces' cost_usd (unknown costs count 0)
+	LatencyP50Ms     *int64  // nil when no trace has a latency
+	LatencyP95Ms     *int64
+	ByDecision       map[string]int64 // final_decision -> requests ("" for none)
+	ByMode           map[string]int64 // trace mode -> requests
+}
+
 // TraceFilter selects traces for the console listing. Empty fields do not
 // filter. Results are newest first by (received_at, request_id).
 type TraceFilter struct {
@@ -180,6 +192,9 @@ type Store interface {
 	// Usage returns the organisation's usage aggregates of the UTC days
 	// fromDay..toDay (YYYY-MM-DD, inclusive), kept by WriteTraces.
 	Usage(ctx context.Context, orgID, fromDay, toDay string) ([]UsageRow, error)
+
+	// KPIs aggregates the organisation's traces received in [since, until).
+	KPIs(ctx context.Context, orgID string, since, until time.Time) (KPIs, error)
 
 	// Ping checks the store is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -140,6 +140,8 @@ func (s *Server) proxyChat(c echo.Context) error {
 	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: "openai", Model: pr.Model,
 		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID, Prompt: prompt, Status: schemas.StatusOK,
 		FinalDecision: "pass"}
+	// The effective mode prices the call (DESIGN.md 5: proxy billing).
+	tr.Metadata, _ = json.Marshal(map[string]string{"service_mode": mode})
 	for _, d := range []struct {
 		name string
 		dst  *string

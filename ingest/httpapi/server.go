@@ -326,5 +326,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.GET(p+"/requests", s.listRequests, s.consoleAuth)
 	e.GET(p+"/requests/:id", s.getRequest, s.consoleAuth)
 	e.GET(p+"/sessions/:id", s.getSession, s.consoleAuth)
+	e.GET(p+"/billing", s.getBilling, s.consoleAuth)
+	e.GET(p+"/kpis", s.getKPIs, s.consoleAuth)
 	return e
 }

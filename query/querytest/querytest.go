@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"Apps", testApps},
 		{"AppPolicy", testAppPolicy},
 		{"UsageAggregates", testUsage},
+		{"KPIs", testKPIs},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"WriteTracesOwners", testWriteTracesOwners},
 		{"WriteTracesOwnersAcrossStatements", testOwnersAcrossStatements},
@@ -420,6 +421,45 @@ func testUsage(t *testing.T, s query.Store) {
 	none, err := s.Usage(c, "nobody", day1, day2)
 	require.NoError(t, err)
 	require.Empty(t, none)
+}
+
+func testKPIs(t *testing.T, s query.Store) {
+	c := ctx(t)
+	newOrg(t, s, "o1", "a@o1.test")
+	var rows []query.TraceRow
+	for i := range 20 {
+		tr := minimalTrace(fmt.Sprintf("k%02d", i))
+		tr.PromptTokens, tr.CompletionTokens, tr.TotalTokens = 2, 3, 5
+		tr.LatencyMs = ptr(int64((i + 1) * 10)) // 10..200
+		tr.CostUSD = ptr(0.5)
+		tr.ReceivedAt = base.Add(time.Duration(i) * time.Minute)
+		tr.FinalDecision = []string{"allow", "block"}[i%2]
+		if i >= 15 {
+			tr.Mode = schemas.ModeSDK
+		}
+		rows = append(rows, row("o1", "a", tr, 0, int64(i)))
+	}
+	rows = append(rows, row("o2", "b", minimalTrace("other"), 0, 20))
+	_, err := s.WriteTraces(c, chunkFor(rows), rows)
+	require.NoError(t, err)
+	k, err := s.KPIs(c, "o1", base, base.Add(time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, int64(20), k.Requests)
+	require.Equal(t, int64(40), k.PromptTokens)
+	require.Equal(t, int64(60), k.CompletionTokens)
+	require.InDelta(t, 10.0, k.CostUSD, 1e-9)
+	require.Equal(t, int64(110), *k.LatencyP50Ms)
+	require.Equal(t, int64(200), *k.LatencyP95Ms)
+	require.Equal(t, map[string]int64{"allow": 10, "block": 10}, k.ByDecision)
+	require.Equal(t, map[string]int64{"ingest": 15, "sdk": 5}, k.ByMode)
+	// The window is half-open and per organisation.
+	k, err = s.KPIs(c, "o1", base.Add(10*time.Minute), base.Add(12*time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, int64(2), k.Requests)
+	k, err = s.KPIs(c, "o3", base, base.Add(time.Hour))
+	require.NoError(t, err)
+	require.Zero(t, k.Requests)
+	require.Nil(t, k.LatencyP50Ms)
 }
 
 func testTraceRoundTrip(t *testing.T, s query.Store) {

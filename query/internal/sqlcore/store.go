@@ -547,6 +547,63 @@ func (s *Store) Usage(ctx context.Context, orgID, fromDay, toDay string) ([]quer
 	return out, res.Err()
 }
 
+// KPIs implements query.Store: one aggregate, two group-bys and two
+// percentile probes, all on the (org_id, received_at) index range.
+func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time) (query.KPIs, error) {
+	k := query.KPIs{ByDecision: map[string]int64{}, ByMode: map[string]int64{}}
+	args := []any{orgID, s.d.TimeArg(since), s.d.TimeArg(until)}
+	const where = ` FROM traces WHERE org_id = ? AND received_at >= ? AND received_at < ?`
+	r := s.b.Reader()
+	err := s.queryOne(ctx, r, "kpis", `SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
+		COALESCE(SUM(cost_usd), 0), COUNT(latency_ms)`+where,
+		func(rows Rows) error {
+			var withLatency int64
+			if err := rows.Scan(&k.Requests, &k.PromptTokens, &k.CompletionTokens, &k.CostUSD, &withLatency); err != nil {
+				return err
+			}
+			if withLatency > 0 {
+				k.LatencyP50Ms, k.LatencyP95Ms = new(int64), new(int64)
+				*k.LatencyP50Ms = withLatency / 2
+				*k.LatencyP95Ms = withLatency * 95 / 100
+			}
+			return nil
+		}, args...)
+	if err != nil {
+		return k, err
+	}
+	for _, p := range []**int64{&k.LatencyP50Ms, &k.LatencyP95Ms} {
+		if *p == nil {
+			continue
+		}
+		off := **p
+		if err := s.queryOne(ctx, r, "kpis latency", `SELECT latency_ms`+where+` AND latency_ms IS NOT NULL ORDER BY latency_ms LIMIT 1 OFFSET ?`,
+			func(rows Rows) error { return rows.Scan(*p) }, append(args, off)...); err != nil {
+			return k, err
+		}
+	}
+	for col, m := range map[string]map[string]int64{"final_decision": k.ByDecision, "mode": k.ByMode} {
+		rows, err := r.Query(ctx, s.d.Rebind(`SELECT `+col+`, COUNT(*)`+where+` GROUP BY `+col), args...)
+		if err != nil {
+			return k, fmt.Errorf("kpis by %s: %w", col, err)
+		}
+		for rows.Next() {
+			var key string
+			var n int64
+			if err := rows.Scan(&key, &n); err != nil {
+				rows.Close()
+				return k, fmt.Errorf("kpis by %s: %w", col, err)
+			}
+			m[key] = n
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return k, fmt.Errorf("kpis by %s: %w", col, err)
+		}
+	}
+	return k, nil
+}
+
 // markOwners sets owner[i] for the rows of batch whose position is the stored one.
 func (s *Store) markOwners(ctx context.Context, q Querier, rows []query.TraceRow, batch []int, owner []bool) error {
 	args := make([]any, 0, 2*len(batch))
