@@ -19,7 +19,7 @@ Usage:
   gateway serve  [--role=all|api|processor] [--demo]   run the service (docs/configuration.md)
   gateway broker --addr=HOST:PORT --data-dir=DIR       run only the embedded Kafka-protocol broker
   gateway rebuild                                      re-derive the query store from the log
-  gateway bench ingest|verify [flags]                  the ingest and verify benchmarks (docs/benchmarks.md)
+  gateway bench ingest|verify|proxy [flags]            the ingest, verify and proxy benchmarks (docs/benchmarks.md)
   gateway dev-llm [--addr=127.0.0.1:8090]              a fake LLM (test double, OpenAI format) for trying /v1/chat
   gateway eval [-datasets DIR] [-only CATEGORY]        guardrail quality tables on labelled data (docs/governance.md)
   gateway help                                         this text
