@@ -85,8 +85,10 @@ Try it:
     -d '{"prompt":"hi","answer":"hello","model":"gpt-4o-mini","prompt_tokens":3,"completion_tokens":2}'
   curl -s %s/v1/verify -H "X-API-Key: %s" -H 'Content-Type: application/json' \
     -d '{"answer":"Revenue grew 15%%, mail cfo@example.com","tool_result":"Revenue grew 12%% in 2024."}'
+  curl -s %s/v1/chat/completions -H "X-Service-Api-Key: %s" -H "Authorization: Bearer <upstream key>" \
+    -H 'Content-Type: application/json' -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
   curl -s '%s/api/console/requests?limit=5' -H "Authorization: Bearer %s"
-`, app.APIKey, vapp.APIKey, demoEmail, pwFile, token, url, app.APIKey, url, vapp.APIKey, url, token)
+`, app.APIKey, vapp.APIKey, demoEmail, pwFile, token, url, app.APIKey, url, vapp.APIKey, url, app.APIKey, url, token)
 	return nil
 }
 

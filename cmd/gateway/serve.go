@@ -137,6 +137,10 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		cfg.ProviderURLs[llm.OpenAI] = "http://" + fl.Addr().String() + "/v1"
 		cfg.ProviderKeys[llm.OpenAI] = "dev-llm"
 		logger.Info("demo: provider openai is the built-in fake LLM (test double)", "url", cfg.ProviderURLs[llm.OpenAI])
+		if cfg.UpstreamURL == "" {
+			cfg.UpstreamURL = cfg.ProviderURLs[llm.OpenAI]
+			logger.Info("demo: the proxy's upstream is the built-in fake LLM (test double)", "url", cfg.UpstreamURL)
+		}
 	}
 
 	var producer *topics.Producer
