@@ -299,6 +299,8 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.requestID, s.observe, s.recover)
 
+	e.GET("/", s.dashboardPage)
+	e.GET("/ui/app.js", s.dashboardScript)
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(metricsHandler(gath)))

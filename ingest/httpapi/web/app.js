@@ -1,0 +1,173 @@
+// The dashboard: a thin client of the console API (/api/console/*). The
+// console token lives in sessionStorage of this tab only.
+"use strict";
+const $ = (s, el = document) => el.querySelector(s);
+const esc = (v) => String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+let token = sessionStorage.getItem("gw_token") || "";
+let nextCursor = null, lastFilter = "";
+
+async function api(path, opts = {}) {
+  const res = await fetch(path, { ...opts, headers: { "Content-Type": "application/json", ...(token ? { Authorization: "Bearer " + token } : {}), ...(opts.headers || {}) } });
+  if (res.status === 204) return null;
+  const body = await res.json().catch(() => ({}));
+  if (res.status === 401 && token) { token = ""; sessionStorage.removeItem("gw_token"); show(); }
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+function fail(e) { $("#error").textContent = e.message || String(e); }
+function ok() { $("#error").textContent = ""; }
+function form(el) { return Object.fromEntries(new FormData(el).entries()); }
+const tokens = (t) => (t.prompt_tokens || 0) + (t.completion_tokens || 0);
+function row(t, withApp) {
+  return `<tr><td>${esc(t.received_at)}</td><td><a href="#traces" data-trace="${esc(t.request_id)}">${esc(t.request_id)}</a></td>` +
+    (withApp ? `<td>${esc(t.app_id)}</td>` : "") + `<td>${esc(t.mode)}</td><td>${esc(t.model)}</td><td>${esc(t.status)}</td>` +
+    `<td>${esc(t.final_decision)}</td><td>${tokens(t)}</td>` + (withApp ? `<td>${t.session_id ? `<a href="#sessions" data-session="${esc(t.session_id)}">${esc(t.session_id)}</a>` : ""}</td>` : `<td>${t.latency_ms ?? ""}</td>`) + `</tr>`;
+}
+
+function show() {
+  const logged = Boolean(token);
+  $("#nav").hidden = $("#logout").hidden = !logged;
+  const page = logged ? (location.hash.slice(1) || "overview") : "login";
+  for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== page;
+  ok();
+  ({ overview: loadOverview, traces: () => loadTraces(false), billing: loadBilling, apps: loadApps }[page] || (() => {}))();
+}
+
+async function loadOverview(params = "") {
+  try {
+    const k = await api("/api/console/kpis" + params);
+    const rate = (d) => k.requests ? ((100 * (k.by_decision[d] || 0)) / k.requests).toFixed(1) + "%" : "0%";
+    $("#kpis").innerHTML = [["Requests", k.requests], ["Tokens", k.tokens], ["Cost (USD)", k.cost_usd], ["Latency p50", (k.latency_p50_ms ?? "–") + " ms"],
+      ["Latency p95", (k.latency_p95_ms ?? "–") + " ms"], ["Block rate", rate("block")], ["Rewrite rate", rate("rewrite")],
+      ...Object.entries(k.by_mode).map(([m, n]) => ["Mode " + m, n])].map(([l, v]) => `<div class="card">${esc(l)}<b>${esc(v)}</b></div>`).join("");
+    const r = await api("/api/console/requests?limit=20");
+    $("#recent tbody").innerHTML = r.data.map((t) => row(t, false)).join("");
+  } catch (e) { fail(e); }
+}
+
+async function loadTraces(more) {
+  try {
+    let q = lastFilter;
+    if (more && nextCursor) q += (q ? "&" : "") + "cursor=" + encodeURIComponent(nextCursor);
+    const r = await api("/api/console/requests?limit=50" + (q ? "&" + q : ""));
+    const html = r.data.map((t) => row(t, true)).join("");
+    $("#trace-table tbody").innerHTML = more ? $("#trace-table tbody").innerHTML + html : html;
+    nextCursor = r.next_cursor;
+    $("#more").hidden = !nextCursor;
+  } catch (e) { fail(e); }
+}
+
+function highlight(text, hits, stage) {
+  const spans = [];
+  for (const h of hits || []) if (h.stage === stage) for (const s of h.spans || []) spans.push([s.start, s.end, h.policy]);
+  spans.sort((a, b) => a[0] - b[0]);
+  // Spans are byte offsets of UTF-8 text.
+  const bytes = new TextEncoder().encode(text || ""), dec = new TextDecoder();
+  let out = "", pos = 0;
+  for (const [s, e, p] of spans) {
+    if (s < pos || e > bytes.length) continue;
+    out += esc(dec.decode(bytes.slice(pos, s))) + `<mark title="${esc(p)}">${esc(dec.decode(bytes.slice(s, e)))}</mark>`;
+    pos = e;
+  }
+  return out + esc(dec.decode(bytes.slice(pos)));
+}
+
+async function showTrace(id) {
+  try {
+    const t = await api("/api/console/requests/" + encodeURIComponent(id));
+    const fields = Object.entries(t).filter(([k]) => !["prompt", "answer", "policy_hits"].includes(k));
+    $("#trace-detail").innerHTML = `<h2>Trace ${esc(t.request_id)}</h2><table>${fields.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</td></tr>`).join("")}</table>` +
+      `<h3>Prompt</h3><pre>${highlight(t.prompt, t.policy_hits, "pre-flight")}</pre><h3>Answer</h3><pre>${highlight(t.answer, t.policy_hits, "post-flight")}</pre>` +
+      `<h3>Policy hits</h3><pre>${esc(JSON.stringify(t.policy_hits, null, 1))}</pre>`;
+  } catch (e) { fail(e); }
+}
+
+async function showSession(id) {
+  try {
+    const s = await api("/api/console/sessions/" + encodeURIComponent(id));
+    $("#session-view").innerHTML = `<h2>Session ${esc(s.session_id)} (${s.data.length} turns)</h2>` + s.data.map((t, i) =>
+      `<div class="card"><small>Turn ${i + 1} · ${esc(t.started_at)} · ${esc(t.final_decision || t.status)}</small><p><b>User:</b> ${esc(t.prompt)}</p><p><b>Assistant:</b> ${esc(t.answer)}</p></div>`).join("");
+  } catch (e) { fail(e); }
+}
+
+async function loadBilling() {
+  try {
+    const b = await api("/api/console/billing");
+    $("#bill-cards").innerHTML = [["Credit", b.credit_usd], ["Usage", b.usage_usd], ["Balance", b.balance_usd], ["Overage", b.overage_usd]]
+      .map(([l, v]) => `<div class="card">${l} (USD)<b id="bill-${l.toLowerCase()}">${v.toFixed(6)}</b></div>`).join("");
+    const rows = (xs) => xs.map((x) => `<tr><td>${esc(x.key)}</td><td>${x.requests}</td><td>${x.tokens}</td><td>${x.cost_usd.toFixed(6)}</td></tr>`).join("");
+    $("#bill-mode tbody").innerHTML = rows(b.by_mode);
+    $("#bill-day tbody").innerHTML = rows(b.by_day);
+  } catch (e) { fail(e); }
+}
+
+async function loadApps() {
+  try {
+    const r = await api("/api/console/apps");
+    $("#app-table tbody").innerHTML = r.data.map((a) => `<tr><td>${esc(a.name)}</td><td>${esc(a.id)}</td><td>${esc(a.mode)}</td><td>${esc(a.key_prefix)}…</td>` +
+      `<td>${esc([a.provider_option, a.provider, a.model].filter(Boolean).join(" / "))}</td>` +
+      `<td><button data-policy="${esc(a.id)}">Policy</button> <button data-delete="${esc(a.id)}" data-name="${esc(a.name)}">Delete</button></td></tr>`).join("");
+  } catch (e) { fail(e); }
+}
+
+document.addEventListener("click", async (ev) => {
+  const t = ev.target;
+  if (t.dataset.trace) { ev.preventDefault(); location.hash = "#traces"; showTrace(t.dataset.trace); }
+  if (t.dataset.session) { ev.preventDefault(); location.hash = "#sessions"; $("#session-form [name=id]").value = t.dataset.session; showSession(t.dataset.session); }
+  if (t.dataset.delete && confirm(`Delete application "${t.dataset.name}"? Its key stops working at once.`)) {
+    try { await api("/api/console/apps/" + t.dataset.delete, { method: "DELETE" }); loadApps(); } catch (e) { fail(e); }
+  }
+  if (t.dataset.policy) {
+    try {
+      const p = await api(`/api/console/apps/${t.dataset.policy}/policy`);
+      $("#policy-edit").innerHTML = `<h2>Policy of ${esc(t.dataset.policy)} ${p.default ? "(default)" : "v" + p.version}</h2>` +
+        `<textarea id="policy-json" rows="18" cols="100" aria-label="policy JSON">${esc(JSON.stringify(p.policy, null, 2))}</textarea><br><button id="policy-save" data-app="${esc(t.dataset.policy)}">Save policy</button>`;
+    } catch (e) { fail(e); }
+  }
+  if (t.id === "policy-save") {
+    try { await api(`/api/console/apps/${t.dataset.app}/policy`, { method: "PUT", body: $("#policy-json").value }); ok(); t.textContent = "Saved"; } catch (e) { fail(e); }
+  }
+  if (t.id === "copy-key") { navigator.clipboard?.writeText($("#the-key").textContent); t.textContent = "Copied"; }
+});
+
+$("#login-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  try { token = (await api("/api/console/login", { method: "POST", body: JSON.stringify(form(ev.target)) })).token; sessionStorage.setItem("gw_token", token); location.hash = "#overview"; show(); } catch (e) { fail(e); }
+});
+$("#signup-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  try { token = (await api("/api/console/signup", { method: "POST", body: JSON.stringify(form(ev.target)) })).token; sessionStorage.setItem("gw_token", token); location.hash = "#apps"; show(); } catch (e) { fail(e); }
+});
+$("#logout").addEventListener("click", () => { token = ""; sessionStorage.removeItem("gw_token"); location.hash = ""; show(); });
+$("#kpi-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const f = form(ev.target), q = [];
+  for (const k of ["since", "until"]) if (f[k]) q.push(k + "=" + encodeURIComponent(new Date(f[k]).toISOString()));
+  loadOverview(q.length ? "?" + q.join("&") : "");
+});
+$("#trace-filter").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const f = form(ev.target), q = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (!v) continue;
+    if (k === "metadata") { const [mk, ...mv] = v.split("="); q.push("metadata." + encodeURIComponent(mk) + "=" + encodeURIComponent(mv.join("="))); }
+    else q.push(k + "=" + encodeURIComponent(v));
+  }
+  lastFilter = q.join("&");
+  loadTraces(false);
+});
+$("#more").addEventListener("click", () => loadTraces(true));
+$("#session-form").addEventListener("submit", (ev) => { ev.preventDefault(); showSession(form(ev.target).id); });
+$("#app-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const f = form(ev.target);
+  for (const k of Object.keys(f)) if (!f[k]) delete f[k];
+  try {
+    const a = await api("/api/console/apps", { method: "POST", body: JSON.stringify(f) });
+    $("#new-key").innerHTML = `<p>API key of <b>${esc(a.name)}</b> (shown only now): <span class="key" id="the-key">${esc(a.api_key)}</span> <button id="copy-key">Copy</button></p>`;
+    ev.target.reset();
+    loadApps();
+  } catch (e) { fail(e); }
+});
+window.addEventListener("hashchange", show);
+show();
