@@ -113,6 +113,23 @@ type KPIs struct {
 	LatencyP95Ms     *int64
 	ByDecision       map[string]int64 // final_decision -> requests ("" for none)
 	ByMode           map[string]int64 // trace mode -> requests
+	// Series is the window in buckets of the asked width, oldest first,
+	// every bucket present (zeros included). Bucket starts are multiples of
+	// the width since the Unix epoch, so the first may start before since.
+	Series []KPIBucket
+}
+
+// MaxSeriesPoints bounds a KPI time series (callers answer 400 beyond it).
+const MaxSeriesPoints = 1000
+
+// KPIBucket is one point of the KPI time series.
+type KPIBucket struct {
+	Start     time.Time
+	Requests  int64
+	Tokens    int64 // prompt + completion
+	Blocked   int64 // status blocked
+	Rewritten int64 // status rewritten or regenerated
+	Errors    int64 // status error
 }
 
 // TraceFilter selects traces for the console listing. Empty fields do not
@@ -125,6 +142,7 @@ type TraceFilter struct {
 	FinalDecision string
 	Model         string
 	UseCase       string
+	Mode          string
 	SessionID     string
 	Since, Until  *time.Time        // on received_at; Since inclusive, Until exclusive
 	Metadata      map[string]string // metadata.<key>=<value>, compared as text
@@ -193,8 +211,9 @@ type Store interface {
 	// fromDay..toDay (YYYY-MM-DD, inclusive), kept by WriteTraces.
 	Usage(ctx context.Context, orgID, fromDay, toDay string) ([]UsageRow, error)
 
-	// KPIs aggregates the organisation's traces received in [since, until).
-	KPIs(ctx context.Context, orgID string, since, until time.Time) (KPIs, error)
+	// KPIs aggregates the organisation's traces received in [since, until),
+	// with a time series of bucket-wide points when bucket > 0.
+	KPIs(ctx context.Context, orgID string, since, until time.Time, bucket time.Duration) (KPIs, error)
 
 	// Ping checks the store is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -106,9 +106,36 @@ type kpisView struct {
 	LatencyP95Ms     *int64           `json:"latency_p95_ms"`
 	ByDecision       map[string]int64 `json:"by_decision"`
 	ByMode           map[string]int64 `json:"by_mode"`
+	BucketSeconds    int64            `json:"bucket_seconds"`
+	Series           []kpiPoint       `json:"series"`
 }
 
-// getKPIs is GET /api/console/kpis?since=&until= (default: the last 24 h).
+type kpiPoint struct {
+	Start     time.Time `json:"start"`
+	Requests  int64     `json:"requests"`
+	Tokens    int64     `json:"tokens"`
+	Blocked   int64     `json:"blocked"`
+	Rewritten int64     `json:"rewritten"`
+	Errors    int64     `json:"errors"`
+}
+
+// seriesBuckets are the widths the time series picks from: the smallest
+// that keeps a window within 60 points.
+var seriesBuckets = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour,
+	3 * time.Hour, 6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour}
+
+func autoBucket(window time.Duration) time.Duration {
+	for _, b := range seriesBuckets {
+		if window/b <= 60 {
+			return b
+		}
+	}
+	return seriesBuckets[len(seriesBuckets)-1]
+}
+
+// getKPIs is GET /api/console/kpis?since=&until=&bucket= (default: the last
+// 24 h; bucket a duration such as 1h, default the smallest of 1m, 5m, 15m,
+// 1h, 3h, 6h, 24h, 168h giving at most 60 points).
 func (s *Server) getKPIs(c echo.Context) error {
 	until := s.now().UTC()
 	since := until.Add(-24 * time.Hour)
@@ -124,11 +151,27 @@ func (s *Server) getKPIs(c echo.Context) error {
 	if !since.Before(until) {
 		return fail(http.StatusBadRequest, "since must be before until")
 	}
-	k, err := s.store.KPIs(c.Request().Context(), orgOf(c), since, until)
+	bucket := autoBucket(until.Sub(since))
+	if v := c.QueryParam("bucket"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d%time.Second != 0 {
+			return fail(http.StatusBadRequest, "bucket must be a whole number of seconds written as a duration such as 30s, 5m or 1h, got %q", v)
+		}
+		bucket = d
+	}
+	if n := until.Sub(since)/bucket + 2; n > query.MaxSeriesPoints {
+		return fail(http.StatusBadRequest, "the window holds about %d buckets of %s; at most %d: choose a wider bucket", n, bucket, query.MaxSeriesPoints)
+	}
+	k, err := s.store.KPIs(c.Request().Context(), orgOf(c), since, until, bucket)
 	if err != nil {
 		return unavailable("cannot compute KPIs right now; retry", err)
 	}
+	series := make([]kpiPoint, len(k.Series))
+	for i, p := range k.Series {
+		series[i] = kpiPoint(p)
+	}
 	return c.JSON(http.StatusOK, kpisView{Since: since, Until: until, Requests: k.Requests, PromptTokens: k.PromptTokens,
 		CompletionTokens: k.CompletionTokens, Tokens: k.PromptTokens + k.CompletionTokens, CostUSD: round6(k.CostUSD),
-		LatencyP50Ms: k.LatencyP50Ms, LatencyP95Ms: k.LatencyP95Ms, ByDecision: k.ByDecision, ByMode: k.ByMode})
+		LatencyP50Ms: k.LatencyP50Ms, LatencyP95Ms: k.LatencyP95Ms, ByDecision: k.ByDecision, ByMode: k.ByMode,
+		BucketSeconds: int64(bucket / time.Second), Series: series})
 }

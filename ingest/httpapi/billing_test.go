@@ -69,6 +69,21 @@ func TestKPIs(t *testing.T) {
 	require.EqualValues(t, 45, m["tokens"])
 	require.EqualValues(t, 200, m["latency_p50_ms"])
 	require.Equal(t, map[string]any{"allow": 2.0, "block": 1.0}, m["by_decision"])
+	// The default 24 h window: the smallest width within 60 points is 1 h.
+	require.EqualValues(t, 3600, m["bucket_seconds"])
+	series := m["series"].([]any)
+	require.Len(t, series, 24, "24 hour-buckets (the test clock is on the hour)")
+	var total float64
+	for _, p := range series {
+		total += p.(map[string]any)["requests"].(float64)
+	}
+	require.EqualValues(t, 3, total)
+	m = e.do("GET", "/api/console/kpis?bucket=15m", nil, bearer(a.token)...).JSON(t)
+	require.EqualValues(t, 900, m["bucket_seconds"])
+	require.Len(t, m["series"], 96)
+	requireError(t, e.do("GET", "/api/console/kpis?bucket=1s", nil, bearer(a.token)...), http.StatusBadRequest)
+	requireError(t, e.do("GET", "/api/console/kpis?bucket=1.5s", nil, bearer(a.token)...), http.StatusBadRequest)
+	requireError(t, e.do("GET", "/api/console/kpis?bucket=soon", nil, bearer(a.token)...), http.StatusBadRequest)
 	m = e.do("GET", "/api/console/kpis?since="+now.Add(-30*time.Minute).Format(time.RFC3339), nil, bearer(a.token)...).JSON(t)
 	require.EqualValues(t, 0, m["requests"])
 	require.Nil(t, m["latency_p50_ms"])

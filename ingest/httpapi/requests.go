@@ -39,7 +39,7 @@ type sessionResponse struct {
 // listParams are the query parameters of GET /api/console/requests.
 var listParams = map[string]bool{
 	"limit": true, "cursor": true, "app_id": true, "status": true, "final_decision": true,
-	"model": true, "use_case": true, "session_id": true, "since": true, "until": true,
+	"model": true, "use_case": true, "mode": true, "session_id": true, "since": true, "until": true,
 }
 
 // parseTime reads RFC 3339 or epoch seconds (integer or fractional).
@@ -104,6 +104,11 @@ func parseFilter(c echo.Context) (query.TraceFilter, error) {
 			f.Model = v
 		case "use_case":
 			f.UseCase = v
+		case "mode":
+			if !schemas.ValidMode(v) {
+				return f, fail(http.StatusBadRequest, "mode must be one of ingest, sdk, proxy, vendor, got %q", v)
+			}
+			f.Mode = v
 		case "session_id":
 			f.SessionID = v
 		case "since", "until":

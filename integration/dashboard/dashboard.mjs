@@ -53,6 +53,14 @@ await page.fill("#trace-filter [name=metadata]", "customer=acme");
 await page.click("#trace-filter button");
 await page.waitForFunction(() => document.querySelectorAll("#trace-table tbody tr").length === 2);
 check(true, "metadata filter customer=acme leaves two traces");
+await page.selectOption("#trace-filter [name=mode]", "proxy");
+await page.click("#trace-filter button");
+await page.waitForFunction(() => document.querySelectorAll("#trace-table tbody tr").length === 0);
+check(true, "mode filter proxy leaves none of the ingested traces");
+await page.selectOption("#trace-filter [name=mode]", "ingest");
+await page.click("#trace-filter button");
+await page.waitForFunction(() => document.querySelectorAll("#trace-table tbody tr").length === 2);
+check(true, "mode filter ingest with customer=acme shows the two again");
 await page.click("[data-trace='ui-2']");
 await page.waitForSelector("#trace-detail h2");
 await shot("trace-detail");
@@ -71,6 +79,10 @@ await shot("billing");
 
 await page.click("nav a[href='#overview']");
 await page.waitForFunction(() => document.querySelector("#kpis").textContent.includes("Requests"));
+const bars = await page.locator("#series rect.req").count();
+check(bars === 24 || bars === 25, `the 24 h chart has one bar per hour, 25 when the window starts mid-hour (got ${bars})`);
+const caption = await page.textContent("#series-caption");
+check(caption.includes("(3 in the window)"), `the chart counts the three requests (got ${caption})`);
 await shot("overview");
 
 // Another organisation sees none of it.

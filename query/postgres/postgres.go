@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,6 +30,9 @@ var dialect = &sqlcore.Dialect{
 	TimeArg: sqlcore.NativeTimeArg,
 	MetadataMatch: func(keyPH, valPH string) string {
 		return `metadata ->> (` + keyPH + `::text) = ` + valPH + `::text`
+	},
+	EpochBucket: func(col string, seconds int64) string {
+		return "floor(extract(epoch from " + col + ") / " + strconv.FormatInt(seconds, 10) + ")::bigint"
 	},
 	IsUniqueViolation: func(err error) bool {
 		var e *pgconn.PgError

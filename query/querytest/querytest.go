@@ -434,6 +434,12 @@ func testKPIs(t *testing.T, s query.Store) {
 		tr.CostUSD = ptr(0.5)
 		tr.ReceivedAt = base.Add(time.Duration(i) * time.Minute)
 		tr.FinalDecision = []string{"allow", "block"}[i%2]
+		if i%2 == 1 {
+			tr.Status = schemas.StatusBlocked
+		}
+		if i == 2 {
+			tr.Status = schemas.StatusError
+		}
 		if i >= 15 {
 			tr.Mode = schemas.ModeSDK
 		}
@@ -442,8 +448,9 @@ func testKPIs(t *testing.T, s query.Store) {
 	rows = append(rows, row("o2", "b", minimalTrace("other"), 0, 20))
 	_, err := s.WriteTraces(c, chunkFor(rows), rows)
 	require.NoError(t, err)
-	k, err := s.KPIs(c, "o1", base, base.Add(time.Hour))
+	k, err := s.KPIs(c, "o1", base, base.Add(time.Hour), 0)
 	require.NoError(t, err)
+	require.Nil(t, k.Series, "no bucket, no series")
 	require.Equal(t, int64(20), k.Requests)
 	require.Equal(t, int64(40), k.PromptTokens)
 	require.Equal(t, int64(60), k.CompletionTokens)
@@ -452,11 +459,26 @@ func testKPIs(t *testing.T, s query.Store) {
 	require.Equal(t, int64(200), *k.LatencyP95Ms)
 	require.Equal(t, map[string]int64{"allow": 10, "block": 10}, k.ByDecision)
 	require.Equal(t, map[string]int64{"ingest": 15, "sdk": 5}, k.ByMode)
+	// base is 09:26:53: 10-minute buckets start at 09:20, 09:30, ... 10:20,
+	// and the traces (one a minute from 09:26:53) fall 4, 10, 6 into the first three.
+	k, err = s.KPIs(c, "o1", base, base.Add(time.Hour), 10*time.Minute)
+	require.NoError(t, err)
+	require.Len(t, k.Series, 7)
+	require.Equal(t, time.Date(2026, 3, 14, 9, 20, 0, 0, time.UTC), k.Series[0].Start)
+	require.Equal(t, time.Date(2026, 3, 14, 10, 20, 0, 0, time.UTC), k.Series[6].Start)
+	var got []int64
+	for _, p := range k.Series {
+		got = append(got, p.Requests)
+	}
+	require.Equal(t, []int64{4, 10, 6, 0, 0, 0, 0}, got)
+	require.Equal(t, query.KPIBucket{Start: k.Series[0].Start, Requests: 4, Tokens: 20, Blocked: 2, Errors: 1}, k.Series[0])
 	// The window is half-open and per organisation.
-	k, err = s.KPIs(c, "o1", base.Add(10*time.Minute), base.Add(12*time.Minute))
+	k, err = s.KPIs(c, "o1", base.Add(10*time.Minute), base.Add(12*time.Minute), time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), k.Requests)
-	k, err = s.KPIs(c, "o3", base, base.Add(time.Hour))
+	require.Len(t, k.Series, 3) // 09:36, 09:37, 09:38 (until 09:38:53 is exclusive but inside that minute)
+	require.Equal(t, []int64{1, 1, 0}, []int64{k.Series[0].Requests, k.Series[1].Requests, k.Series[2].Requests})
+	k, err = s.KPIs(c, "o3", base, base.Add(time.Hour), time.Hour)
 	require.NoError(t, err)
 	require.Zero(t, k.Requests)
 	require.Nil(t, k.LatencyP50Ms)
@@ -714,6 +736,7 @@ func corpus(org string, n int, firstOffset int64) []query.TraceRow {
 		tr.FinalDecision = decisions[i%len(decisions)]
 		tr.Model = models[i%len(models)]
 		tr.UseCase = useCases[i%len(useCases)]
+		tr.Mode = []string{schemas.ModeIngest, schemas.ModeSDK, schemas.ModeProxy}[i%3]
 		tr.SessionID = fmt.Sprintf("s%d", i%11)
 		tier := []string{"gold", "silver"}[i%2]
 		tr.Metadata = json.RawMessage(fmt.Sprintf(`{"tier":%q,"n":%d,"flag":%t,"customer.id":"c%d"}`, tier, i%5, i%4 == 0, i%13))
@@ -726,7 +749,7 @@ func matches(r query.TraceRow, f query.TraceFilter) bool {
 	tr := r.Trace
 	eq := func(want, got string) bool { return want == "" || want == got }
 	if !eq(f.AppID, r.AppID) || !eq(f.Status, tr.Status) || !eq(f.FinalDecision, tr.FinalDecision) ||
-		!eq(f.Model, tr.Model) || !eq(f.UseCase, tr.UseCase) || !eq(f.SessionID, tr.SessionID) {
+		!eq(f.Model, tr.Model) || !eq(f.UseCase, tr.UseCase) || !eq(f.SessionID, tr.SessionID) || !eq(f.Mode, tr.Mode) {
 		return false
 	}
 	if f.Since != nil && tr.ReceivedAt.Before(*f.Since) || f.Until != nil && !tr.ReceivedAt.Before(*f.Until) {
@@ -807,6 +830,7 @@ func testListTracesPaging(t *testing.T, s query.Store) {
 		{"final decision", query.TraceFilter{Limit: 50, FinalDecision: "rewrite"}},
 		{"model", query.TraceFilter{Limit: 50, Model: "claude-3"}},
 		{"use case", query.TraceFilter{Limit: 50, UseCase: "search"}},
+		{"mode", query.TraceFilter{Limit: 50, Mode: schemas.ModeProxy}},
 		{"session", query.TraceFilter{Limit: 10, SessionID: "s7"}},
 		{"since inclusive, until exclusive", query.TraceFilter{Limit: 64, Since: &since, Until: &until}},
 		{"metadata string", query.TraceFilter{Limit: 100, Metadata: map[string]string{"tier": "gold"}}},

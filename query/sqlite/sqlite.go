@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -46,6 +47,11 @@ var dialect = &sqlcore.Dialect{
 	MetadataMatch: func(keyPH, valPH string) string {
 		return `EXISTS (SELECT 1 FROM json_each(traces.metadata) AS m WHERE m.key = ` + keyPH +
 			` AND (CASE m.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(m.value AS TEXT) END) = ` + valPH + `)`
+	},
+	// Timestamps are integer microseconds: integer division floors (all
+	// our times are after 1970).
+	EpochBucket: func(col string, seconds int64) string {
+		return "(" + col + " / " + strconv.FormatInt(seconds*1_000_000, 10) + ")"
 	},
 	IsUniqueViolation: func(err error) bool {
 		var e *sqlite.Error

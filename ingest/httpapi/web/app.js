@@ -40,9 +40,30 @@ async function loadOverview(params = "") {
     $("#kpis").innerHTML = [["Requests", k.requests], ["Tokens", k.tokens], ["Cost (USD)", k.cost_usd], ["Latency p50", (k.latency_p50_ms ?? "–") + " ms"],
       ["Latency p95", (k.latency_p95_ms ?? "–") + " ms"], ["Block rate", rate("block")], ["Rewrite rate", rate("rewrite")],
       ...Object.entries(k.by_mode).map(([m, n]) => ["Mode " + m, n])].map(([l, v]) => `<div class="card">${esc(l)}<b>${esc(v)}</b></div>`).join("");
+    drawSeries(k);
     const r = await api("/api/console/requests?limit=20");
     $("#recent tbody").innerHTML = r.data.map((t) => row(t, false)).join("");
   } catch (e) { fail(e); }
+}
+
+// drawSeries draws the KPI time series as stacked bars (requests, of which
+// blocked and errors), each bar with a tooltip title for mouse and screen readers.
+function drawSeries(k) {
+  const s = k.series || [], W = 960, H = 180, top = 14, bottom = 20, left = 40;
+  const max = Math.max(1, ...s.map((p) => p.requests)), bw = (W - left) / Math.max(1, s.length);
+  const y = (v) => ((H - top - bottom) * v) / max;
+  const when = (t) => new Date(t).toLocaleString([], k.bucket_seconds >= 86400 ? { dateStyle: "short" } : { dateStyle: "short", timeStyle: "short" });
+  let svg = `<text x="0" y="${top}">${max}</text><text x="0" y="${H - bottom}">0</text>`;
+  s.forEach((p, i) => {
+    const x = left + i * bw, w = Math.max(1, bw - 1), base = H - bottom;
+    svg += `<g><title>${esc(when(p.start))}: ${p.requests} requests, ${p.tokens} tokens, ${p.blocked} blocked, ${p.rewritten} rewritten, ${p.errors} errors</title>` +
+      `<rect class="req" x="${x}" y="${base - y(p.requests)}" width="${w}" height="${y(p.requests)}"></rect>` +
+      `<rect class="blk" x="${x}" y="${base - y(p.blocked)}" width="${w}" height="${y(p.blocked)}"></rect>` +
+      `<rect class="err" x="${x}" y="${base - y(p.blocked) - y(p.errors)}" width="${w}" height="${y(p.errors)}"></rect></g>`;
+  });
+  if (s.length) svg += `<text x="${left}" y="${H - 4}">${esc(when(s[0].start))}</text><text x="${W}" y="${H - 4}" text-anchor="end">${esc(when(s[s.length - 1].start))}</text>`;
+  $("#series").innerHTML = svg;
+  $("#series-caption").textContent = `Requests per ${k.bucket_seconds >= 3600 ? k.bucket_seconds / 3600 + " h" : k.bucket_seconds / 60 + " min"} (${s.reduce((a, p) => a + p.requests, 0)} in the window)`;
 }
 
 async function loadTraces(more) {
@@ -151,6 +172,7 @@ $("#trace-filter").addEventListener("submit", (ev) => {
   for (const [k, v] of Object.entries(f)) {
     if (!v) continue;
     if (k === "metadata") { const [mk, ...mv] = v.split("="); q.push("metadata." + encodeURIComponent(mk) + "=" + encodeURIComponent(mv.join("="))); }
+    else if (k === "since" || k === "until") q.push(k + "=" + encodeURIComponent(new Date(v).toISOString()));
     else q.push(k + "=" + encodeURIComponent(v));
   }
   lastFilter = q.join("&");

@@ -47,6 +47,9 @@ type Dialect struct {
 	// MetadataMatch returns a predicate true when the top-level metadata key
 	// bound at keyPH has the text value bound at valPH.
 	MetadataMatch func(keyPH, valPH string) string
+	// EpochBucket returns an integer expression: the timestamp column col
+	// in whole multiples of seconds since the Unix epoch (floor).
+	EpochBucket func(col string, seconds int64) string
 	// IsUniqueViolation reports whether err is a unique-constraint violation.
 	IsUniqueViolation func(err error) bool
 	// ExistingIDsSQL selects the request_id of the traces of one

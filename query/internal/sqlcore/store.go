@@ -549,7 +549,7 @@ func (s *Store) Usage(ctx context.Context, orgID, fromDay, toDay string) ([]quer
 
 // KPIs implements query.Store: one aggregate, two group-bys and two
 // percentile probes, all on the (org_id, received_at) index range.
-func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time) (query.KPIs, error) {
+func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time, bucket time.Duration) (query.KPIs, error) {
 	k := query.KPIs{ByDecision: map[string]int64{}, ByMode: map[string]int64{}}
 	args := []any{orgID, s.d.TimeArg(since), s.d.TimeArg(until)}
 	const where = ` FROM traces WHERE org_id = ? AND received_at >= ? AND received_at < ?`
@@ -601,7 +601,58 @@ func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time) 
 			return k, fmt.Errorf("kpis by %s: %w", col, err)
 		}
 	}
+	if bucket > 0 {
+		if k.Series, err = s.kpiSeries(ctx, where, args, since, until, bucket); err != nil {
+			return k, err
+		}
+	}
 	return k, nil
+}
+
+// kpiSeries groups the window by epoch-aligned buckets of at least one
+// second; the buckets without traces are filled with zeros.
+func (s *Store) kpiSeries(ctx context.Context, where string, args []any, since, until time.Time, bucket time.Duration) ([]query.KPIBucket, error) {
+	secs := max(int64(bucket/time.Second), 1)
+	first, last := floorDiv(since.Unix(), secs), floorDiv(until.Add(-time.Microsecond).Unix(), secs)
+	if last-first >= query.MaxSeriesPoints { // the caller validates; this guards the allocation
+		return nil, fmt.Errorf("kpi series: %d points, more than %d", last-first+1, query.MaxSeriesPoints)
+	}
+	out := make([]query.KPIBucket, last-first+1)
+	for i := range out {
+		out[i].Start = time.Unix((first+int64(i))*secs, 0).UTC()
+	}
+	b := s.d.EpochBucket("received_at", secs)
+	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT `+b+`, COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0),
+		SUM(CASE WHEN status = 'blocked' THEN 1 ELSE 0 END),
+		SUM(CASE WHEN status IN ('rewritten', 'regenerated') THEN 1 ELSE 0 END),
+		SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END)`+where+` GROUP BY 1`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("kpi series: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var idx int64
+		var p query.KPIBucket
+		if err := rows.Scan(&idx, &p.Requests, &p.Tokens, &p.Blocked, &p.Rewritten, &p.Errors); err != nil {
+			return nil, fmt.Errorf("kpi series: %w", err)
+		}
+		if i := idx - first; i >= 0 && i < int64(len(out)) {
+			p.Start = out[i].Start
+			out[i] = p
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("kpi series: %w", err)
+	}
+	return out, nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // markOwners sets owner[i] for the rows of batch whose position is the stored one.
@@ -756,6 +807,7 @@ func (s *Store) ListTraces(ctx context.Context, orgID string, f query.TraceFilte
 	eq("final_decision", f.FinalDecision)
 	eq("model", f.Model)
 	eq("use_case", f.UseCase)
+	eq("mode", f.Mode)
 	eq("session_id", f.SessionID)
 	if f.SessionID != "" { // lets the planner use the partial session index
 		where.WriteString(" AND session_id <> ''")

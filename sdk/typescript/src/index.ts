@@ -141,15 +141,21 @@ export interface ExporterOptions {
   onRejected?: (rejected: Rejection[], err?: GatewayError) => void;
 }
 
-/** Background exporter: add() never blocks; batches of up to 500 every interval and on close(). */
+/**
+ * Background exporter: add() never blocks; batches of up to 500 every interval, on close(), and
+ * when a Node process is about to exit with events still queued ("beforeExit": the event loop
+ * drained, so the pending sends can still run; an explicit process.exit() skips it, call close()).
+ */
 export class Exporter {
   private queue: Event[] = [];
   private timer: ReturnType<typeof setInterval>;
   private sending: Promise<void> = Promise.resolve();
+  private onExit = () => { if (this.queue.length) void this.flush(); };
   dropped = 0;
   constructor(private client: Client, private opts: ExporterOptions = {}) {
     this.timer = setInterval(() => void this.flush(), opts.flushIntervalMs ?? 1000);
     (this.timer as any).unref?.();
+    (globalThis as any).process?.on?.("beforeExit", this.onExit);
   }
   add(e: Event): boolean {
     if (this.queue.length >= (this.opts.queueSize ?? 10_000)) { this.dropped++; return false; }
@@ -172,5 +178,9 @@ export class Exporter {
     });
     return this.sending;
   }
-  async close(): Promise<void> { clearInterval(this.timer); await this.flush(); }
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    (globalThis as any).process?.off?.("beforeExit", this.onExit);
+    await this.flush();
+  }
 }

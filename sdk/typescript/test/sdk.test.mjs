@@ -26,6 +26,22 @@ test("exporter flushes at close and reports rejections", { skip }, async () => {
   assert.equal(rejected.length, 1);
 });
 
+test("exporter flushes when the process exits without close()", { skip }, async () => {
+  // A child process queues one good and one bad event and simply ends; the rejection report
+  // printed by onRejected proves the batch was sent at exit.
+  const { execFileSync } = await import("node:child_process");
+  const script = `
+    const { Client } = require(${JSON.stringify(new URL("../dist/cjs/index.cjs", import.meta.url).pathname)});
+    const x = new Client(process.env.GATEWAY_URL, process.env.GATEWAY_EVENTS_KEY)
+      .exporter({ flushIntervalMs: 3600000, onRejected: (r) => console.log(JSON.stringify(r)) });
+    x.add({ request_id: "tsexit-" + Date.now(), model: "m" });
+    x.add({ request_id: "tsexit-bad", risk_score: 7 });`;
+  const out = execFileSync(process.execPath, ["-e", script], { env: process.env, encoding: "utf8" });
+  const rejected = JSON.parse(out.trim());
+  assert.equal(rejected.length, 1);
+  assert.equal(rejected[0].request_id, "tsexit-bad");
+});
+
 test("verify, chat, stream", { skip }, async () => {
   const v = new Client(URL_, process.env.GATEWAY_VERIFY_KEY);
   let r = await v.verify({ answer: "mail ann@example.com", useCase: "sdk" });
