@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/anthropic"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
 	"github.com/governance-gateway/gateway/schemas"
@@ -365,6 +366,71 @@ func TestChatStreaming(t *testing.T) {
 		require.Contains(t, evs[len(evs)-1], `"error"`)
 		require.Equal(t, schemas.StatusError, ce.log.all()[0].Trace.Status)
 	})
+}
+
+// TestChatStreamingTranslated: a vendor whose stream is not OpenAI's
+// (Anthropic's Messages events here) reaches the client as OpenAI
+// chat.completion.chunk lines, then the governance event: switching the
+// application's provider needs no client change.
+func TestChatStreamingTranslated(t *testing.T) {
+	const events = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":12,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: ping\ndata: {\"type\":\"ping\"}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Mail ann@\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"example.com now\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":7}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Stream bool }
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.URL.Path != "/v1/messages" || !body.Stream {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, events)
+	}))
+	t.Cleanup(up.Close)
+	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
+		d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+	a := e.signup("stream-anthropic@example.com")
+	app := e.createApp(a, map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
+	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "how do I reach Ann?", "stream": true}, "X-API-Key", app.Key)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	evs := sseEvents(string(r.Body))
+	require.Equal(t, "[DONE]", evs[len(evs)-1])
+	var text strings.Builder
+	var finish []string
+	for i, ev := range evs[:len(evs)-2] {
+		var ch struct {
+			Object  string
+			Choices []struct {
+				Delta        struct{ Role, Content string }
+				FinishReason *string `json:"finish_reason"`
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(ev), &ch), ev)
+		require.Equal(t, "chat.completion.chunk", ch.Object)
+		require.Len(t, ch.Choices, 1)
+		require.Equal(t, i == 0, ch.Choices[0].Delta.Role == "assistant", "the role is on the first chunk only")
+		text.WriteString(ch.Choices[0].Delta.Content)
+		if ch.Choices[0].FinishReason != nil {
+			finish = append(finish, *ch.Choices[0].FinishReason)
+		}
+	}
+	require.Equal(t, "Mail ann@example.com now", text.String())
+	require.Equal(t, []string{"stop"}, finish)
+	var last struct {
+		Governance struct {
+			Action string
+			Answer *string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(evs[len(evs)-2]), &last))
+	require.Equal(t, "rewrite", last.Governance.Action, "PII in the answer is rewritten after the stream")
+	require.Equal(t, "Mail [EMAIL] now", *last.Governance.Answer)
 }
 
 const DefaultFallbackForTest = "I can't share that answer because it violates this application's content policy."

@@ -41,6 +41,27 @@ type streamDecision struct {
 	PolicyHits    []governance.Finding `json:"policy_hits"`
 }
 
+// streamChunk is an OpenAI chat.completion.chunk built from a non-OpenAI
+// vendor's stream event.
+type streamChunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+}
+
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
+}
+
+type chunkDelta struct {
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content"`
+}
+
 type sse struct {
 	w  *echo.Response
 	ok bool // headers sent
@@ -84,6 +105,12 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	out.start(tr.RequestID)
 	var text strings.Builder
 	var usage llm.Usage
+	// OpenAI and Azure chunks go out byte for byte; the other vendors' events
+	// are translated to the same chat.completion.chunk shape, so switching
+	// the application's provider needs no client change.
+	passThrough := tr.Provider == llm.OpenAI || tr.Provider == llm.AzureOpenAI
+	chunk := streamChunk{ID: "chatcmpl-gw-" + tr.RequestID, Object: "chat.completion.chunk", Model: tr.Model,
+		Choices: []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}}
 	for {
 		ch, err := stream.Next()
 		if errors.Is(err, io.EOF) {
@@ -103,7 +130,20 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		if ch.Usage != nil {
 			usage = *ch.Usage
 		}
-		out.data(ch.Raw)
+		if passThrough {
+			out.data(ch.Raw)
+			continue
+		}
+		if ch.Delta == "" && ch.FinishReason == "" {
+			continue
+		}
+		chunk.Created = s.now().Unix()
+		chunk.Choices[0].Delta.Content, chunk.Choices[0].FinishReason = ch.Delta, nil
+		if ch.FinishReason != "" {
+			chunk.Choices[0].FinishReason = &ch.FinishReason
+		}
+		out.json(chunk)
+		chunk.Choices[0].Delta.Role = "" // only the first chunk names the role
 	}
 	answer := text.String()
 	if usage.CompletionTokens == 0 && answer != "" {

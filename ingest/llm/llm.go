@@ -8,7 +8,9 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -136,4 +138,27 @@ type Stream interface {
 // Streamer is a Provider that can stream.
 type Streamer interface {
 	Stream(ctx context.Context, req Request, cred Credentials) (Stream, error)
+}
+
+// Retry calls f a second time, after delay, when its first failure is
+// transient: no connection, or a 502/503/504 (or one of alsoRetry, such as
+// Anthropic's 529 overloaded). Nothing has reached the caller yet, so
+// repeating the call is safe.
+func Retry[T any](ctx context.Context, delay time.Duration, f func() (T, error), alsoRetry ...int) (T, error) {
+	v, err := f()
+	var le *Error
+	if err == nil || !errors.As(err, &le) {
+		return v, err
+	}
+	transient := le.Type == ErrNetwork || le.Type == ErrStatus &&
+		(le.Status == 502 || le.Status == 503 || le.Status == 504 || slices.Contains(alsoRetry, le.Status))
+	if !transient {
+		return v, err
+	}
+	select {
+	case <-time.After(delay):
+		return f()
+	case <-ctx.Done():
+		return v, err
+	}
 }

@@ -75,11 +75,14 @@ type wireRequest struct {
 	Tools       []tool    `json:"tools,omitempty"`
 	TopP        *float64  `json:"top_p,omitempty"`
 	StopSeqs    []string  `json:"stop_sequences,omitempty"`
+	Stream      bool      `json:"stream,omitempty"`
 }
 
 // Body translates req to the Messages API request.
-func Body(req llm.Request) ([]byte, error) {
-	w := wireRequest{Model: req.Model, MaxTokens: DefaultMaxTokens, Temperature: req.Temperature}
+func Body(req llm.Request) ([]byte, error) { return body(req, false) }
+
+func body(req llm.Request, stream bool) ([]byte, error) {
+	w := wireRequest{Model: req.Model, MaxTokens: DefaultMaxTokens, Temperature: req.Temperature, Stream: stream}
 	if req.MaxTokens != nil {
 		w.MaxTokens = *req.MaxTokens
 	}
@@ -189,42 +192,35 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	for attempt := 0; ; attempt++ {
-		resp, err := a.once(ctx, body, cred)
-		var le *llm.Error
-		if err == nil || attempt == 1 || !errors.As(err, &le) || !(le.Type == llm.ErrNetwork || le.Type == llm.ErrStatus && (le.Status == 502 || le.Status == 503 || le.Status == 504 || le.Status == 529)) {
-			return resp, err
-		}
-		select {
-		case <-time.After(a.cfg.RetryDelay):
-		case <-ctx.Done():
-			return resp, err
-		}
-	}
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) }, 529)
 }
 
-func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (llm.Response, error) {
+
+// post sends a Messages API request and returns the response of a
+// successful status; the caller closes its body.
+func (a *Adapter) post(ctx context.Context, body []byte, cred llm.Credentials, stream bool) (*http.Response, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("x-api-key", cred.APIKey)
 	hr.Header.Set("anthropic-version", Version)
+	if stream {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
 	res, err := a.client.Do(hr)
 	if err != nil {
 		var ne net.Error
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-			return llm.Response{}, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
 		}
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
 	}
 	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		// Only the error's message is echoed, nothing else of the body.
 		var e struct {
 			Error struct {
 				Message string `json:"message"`
@@ -234,7 +230,20 @@ func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (
 		if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
 			msg = e.Error.Message
 		}
-		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+	}
+	return res, nil
+}
+
+func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (llm.Response, error) {
+	res, err := a.post(ctx, body, cred, false)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
 	}
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil || w.Content == nil {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -73,4 +76,136 @@ func TestErrorBody(t *testing.T) {
 	require.Equal(t, 429, le.Status)
 	require.Contains(t, le.Message, "rate limit")
 	require.NotContains(t, le.Error(), "secret-ak")
+}
+
+// docStream is the event stream of the Messages API's streaming reference,
+// byte for byte in its framing (event line, data line, blank line).
+const docStream = `event: message_start
+data: {"type": "message_start", "message": {"id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 25, "output_tokens": 1}}}
+
+event: content_block_start
+data: {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "!"}}
+
+event: content_block_stop
+data: {"type": "content_block_stop", "index": 0}
+
+event: message_delta
+data: {"type": "message_delta", "delta": {"stop_reason": "%s", "stop_sequence":null}, "usage": {"output_tokens": 15}}
+
+event: message_stop
+data: {"type": "message_stop"}
+
+`
+
+// drain reads st to its end: the concatenated deltas, the last finish
+// reason and usage, and the error that ended it (nil for io.EOF).
+func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, err error) {
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			return text, finish, usage, nil
+		}
+		if err != nil {
+			return text, finish, usage, err
+		}
+		require.NotEmpty(t, c.Raw, "every chunk passes its event through")
+		text += c.Delta
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+	}
+}
+
+func TestStream(t *testing.T) {
+	cut := strings.Index(docStream, "event: content_block_stop")
+	tests := []struct {
+		name       string
+		status     int // answered instead of the stream when set
+		body       string
+		delay      time.Duration
+		text       string
+		finish     string
+		usage      *llm.Usage
+		errStatus  int
+		errType    string
+		errMessage string
+	}{
+		{name: "answer", body: fmt.Sprintf(docStream, "end_turn"), text: "Hello!", finish: "stop", usage: &llm.Usage{PromptTokens: 25, CompletionTokens: 15}},
+		{name: "max tokens", body: fmt.Sprintf(docStream, "max_tokens"), text: "Hello!", finish: "length", usage: &llm.Usage{PromptTokens: 25, CompletionTokens: 15}},
+		{name: "CRLF framing", body: strings.ReplaceAll(fmt.Sprintf(docStream, "tool_use"), "\n", "\r\n"), text: "Hello!", finish: "tool_calls", usage: &llm.Usage{PromptTokens: 25, CompletionTokens: 15}},
+		{name: "upstream status", status: http.StatusTooManyRequests, body: `{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}`,
+			errStatus: 429, errType: llm.ErrStatus, errMessage: "rate limit"},
+		{name: "truncated", body: docStream[:cut], text: "Hello!", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "truncated"},
+		{name: "error event", body: docStream[:cut] + "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}\n\n",
+			text: "Hello!", errStatus: 529, errType: llm.ErrStatus, errMessage: "Overloaded"},
+		{name: "unreadable event", body: "event: message_start\ndata: {not json\n\n", errStatus: 502, errType: llm.ErrBadResponse},
+		{name: "headers too late", body: fmt.Sprintf(docStream, "end_turn"), delay: 300 * time.Millisecond, errStatus: 504, errType: llm.ErrTimeout},
+	}
+	type received struct {
+		path, key, version, accept string
+		body                       []byte
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan received, 2)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got <- received{r.URL.Path, r.Header.Get("x-api-key"), r.Header.Get("anthropic-version"), r.Header.Get("Accept"), b}
+				time.Sleep(tt.delay)
+				if tt.status != 0 {
+					w.WriteHeader(tt.status)
+					_, _ = io.WriteString(w, tt.body)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			a := New(llm.Config{BaseURL: srv.URL, Timeout: 100 * time.Millisecond, RetryDelay: time.Millisecond})
+			if tt.delay == 0 {
+				a.cfg.Timeout = 5 * time.Second
+			}
+			st, err := a.Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-5",
+				Messages: []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hello"}}}, llm.Credentials{APIKey: "secret-ak"})
+			var text, fin string
+			var usage *llm.Usage
+			if err == nil {
+				text, fin, usage, err = drain(t, st)
+				require.NoError(t, st.Close())
+			}
+
+			r := <-got
+			require.Equal(t, "/v1/messages", r.path)
+			require.Equal(t, "secret-ak", r.key)
+			require.Equal(t, Version, r.version)
+			require.Equal(t, "text/event-stream", r.accept)
+			require.JSONEq(t, `{"model":"claude-sonnet-4-5","system":"Be brief.","max_tokens":1024,"stream":true,
+				"messages":[{"role":"user","content":[{"type":"text","text":"Hello"}]}]}`, string(r.body))
+			require.Equal(t, tt.text, text)
+			if tt.errType != "" {
+				var le *llm.Error
+				require.True(t, errors.As(err, &le), "want *llm.Error, got %v", err)
+				require.Equal(t, tt.errStatus, le.Status)
+				require.Equal(t, tt.errType, le.Type)
+				require.Contains(t, le.Message, tt.errMessage)
+				require.NotContains(t, le.Error(), "secret-ak")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.finish, fin)
+			require.Equal(t, tt.usage, usage)
+		})
+	}
 }

@@ -166,53 +166,53 @@ var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max
 
 // Complete implements llm.Provider.
 func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
-	keys, ok := ParseKeys(cred.APIKey)
-	if !ok {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrStatus, Message: "Bedrock credentials must be ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]"}
-	}
-	body, err := Body(req)
+	keys, body, err := prepare(req, cred)
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Bedrock: " + err.Error()}
+		return llm.Response{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	for attempt := 0; ; attempt++ {
-		resp, err := a.once(ctx, req.Model, body, keys)
-		var le *llm.Error
-		if err == nil || attempt == 1 || !errors.As(err, &le) || !(le.Type == llm.ErrNetwork || le.Type == llm.ErrStatus && (le.Status == 502 || le.Status == 503 || le.Status == 504)) {
-			return resp, err
-		}
-		select {
-		case <-time.After(a.cfg.RetryDelay):
-		case <-ctx.Done():
-			return resp, err
-		}
-	}
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, req.Model, body, keys) })
 }
 
-func (a *Adapter) once(ctx context.Context, model string, body []byte, keys Keys) (llm.Response, error) {
-	u := a.cfg.BaseURL + "/model/" + url.PathEscape(model) + "/converse"
+// prepare parses the credentials and translates req.
+func prepare(req llm.Request, cred llm.Credentials) (Keys, []byte, error) {
+	keys, ok := ParseKeys(cred.APIKey)
+	if !ok {
+		return Keys{}, nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrStatus, Message: "Bedrock credentials must be ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]"}
+	}
+	body, err := Body(req)
+	if err != nil {
+		return Keys{}, nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Bedrock: " + err.Error()}
+	}
+	return keys, body, nil
+}
+
+
+// post sends a SigV4-signed request to the model's operation (converse,
+// converse-stream) and returns the response of a successful status; the
+// caller closes its body.
+func (a *Adapter) post(ctx context.Context, model, op string, body []byte, keys Keys, accept string) (*http.Response, error) {
+	u := a.cfg.BaseURL + "/model/" + url.PathEscape(model) + "/" + op
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
+	hr.Header.Set("Accept", accept)
 	Sign(hr, body, keys, a.cfg.Region, "bedrock", a.now())
 	res, err := a.client.Do(hr)
 	if err != nil {
 		var ne net.Error
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-			return llm.Response{}, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
 		}
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
 	}
 	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		// Only the error's message is echoed, nothing else of the body.
 		var e struct {
 			Message string `json:"message"`
 		}
@@ -220,7 +220,20 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, keys Keys
 		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
 			msg = e.Message
 		}
-		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+	}
+	return res, nil
+}
+
+func (a *Adapter) once(ctx context.Context, model string, body []byte, keys Keys) (llm.Response, error) {
+	res, err := a.post(ctx, model, "converse", body, keys, "application/json")
+	if err != nil {
+		return llm.Response{}, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
 	}
 	var w struct {
 		Output struct {

@@ -1,12 +1,18 @@
 package bedrock
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -46,4 +52,203 @@ func TestComplete(t *testing.T) {
 
 	_, err = a.Complete(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}}, llm.Credentials{APIKey: "not-aws"})
 	require.ErrorContains(t, err, "ACCESS_KEY_ID")
+}
+
+// frameOf builds one application/vnd.amazon.eventstream message from
+// encoded headers and a payload, with both CRCs.
+func frameOf(headers []byte, payload string) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(12+len(headers)+len(payload)+4))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(headers)))
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b = append(append(b, headers...), payload...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// header encodes one header: name length, name, value type, value.
+func header(name string, typ byte, value ...byte) []byte {
+	return append(append(append([]byte{byte(len(name))}, name...), typ), value...)
+}
+
+// encodeFrame builds a message with string headers (name, value pairs).
+func encodeFrame(payload string, headers ...string) []byte {
+	var h []byte
+	for i := 0; i < len(headers); i += 2 {
+		h = append(h, header(headers[i], 7, binary.BigEndian.AppendUint16(nil, uint16(len(headers[i+1])))...)...)
+		h = append(h, headers[i+1]...)
+	}
+	return frameOf(h, payload)
+}
+
+// event is one ConverseStream event as Bedrock frames it.
+func event(typ, payload string) []byte {
+	return encodeFrame(payload, ":event-type", typ, ":content-type", "application/json", ":message-type", "event")
+}
+
+func TestReadFrame(t *testing.T) {
+	// The empty message of AWS's event stream test vectors
+	// (aws-c-event-stream): no headers, no payload.
+	f, err := readFrame(bytes.NewReader([]byte{0, 0, 0, 0x10, 0, 0, 0, 0, 0x05, 0xc2, 0x48, 0xeb, 0x7d, 0x98, 0xc8, 0xff}))
+	require.NoError(t, err)
+	require.Empty(t, f.headers)
+	require.Empty(t, f.payload)
+
+	// Every header value type: the string ones are kept, the others skipped.
+	allTypes := slices.Concat(header("true", 0), header("false", 1), header("byte", 2, 0xff), header("short", 3, 0, 1),
+		header("int", 4, 0, 0, 0, 1), header("long", 5, 0, 0, 0, 0, 0, 0, 0, 1), header("bytes", 6, 0, 2, 0xde, 0xad),
+		header(":event-type", 7, append([]byte{0, 17}, "contentBlockDelta"...)...), header("time", 8, 0, 0, 0, 0, 0, 0, 0, 1),
+		header("uuid", 9, make([]byte, 16)...))
+	payload := `{"delta":{"text":"x"}}`
+	r := bytes.NewReader(slices.Concat(frameOf(allTypes, payload), encodeFrame("{}", ":event-type", "messageStop")))
+	f, err = readFrame(r)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{":event-type": "contentBlockDelta"}, f.headers)
+	require.Equal(t, payload, string(f.payload))
+	f, err = readFrame(r)
+	require.NoError(t, err)
+	require.Equal(t, "messageStop", f.headers[":event-type"])
+	_, err = readFrame(r)
+	require.ErrorIs(t, err, io.EOF, "a clean end between messages")
+
+	good := event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hi"}}`)
+	flip := func(i int) []byte {
+		b := bytes.Clone(good)
+		b[(i+len(b))%len(b)] ^= 1
+		return b
+	}
+	for name, b := range map[string][]byte{
+		"prelude CRC":           flip(9),
+		"total length":          flip(3),
+		"message CRC":           flip(-1),
+		"payload bit":           flip(-6),
+		"unknown header type":   frameOf(header("x", 42), "{}"),
+		"header value too long": frameOf(header(":event-type", 7, 0, 200, 'a'), "{}"),
+		"header name too long":  frameOf([]byte{9, 'a'}, "{}"),
+	} {
+		_, err := readFrame(bytes.NewReader(b))
+		require.ErrorIs(t, err, errCorrupt, name)
+	}
+	_, err = readFrame(bytes.NewReader(good[:len(good)-3]))
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut inside a message")
+	_, err = readFrame(bytes.NewReader(good[:5]))
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut inside the prelude")
+}
+
+func TestStream(t *testing.T) {
+	start := event("messageStart", `{"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW","role":"assistant"}`)
+	deltas := slices.Concat(
+		event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hello"},"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"}`),
+		event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"! How can I help?"},"p":"abcdefghijklmnopqrstuvwxyz"}`),
+		event("contentBlockStop", `{"contentBlockIndex":0,"p":"abcdefghijklmnopq"}`))
+	stop := func(reason string) []byte {
+		return event("messageStop", `{"p":"abcdefghijklmnopqrstuvwxyzABCDEFG","stopReason":"`+reason+`"}`)
+	}
+	meta := event("metadata", `{"metrics":{"latencyMs":300},"p":"abcdefghijklmnopqrstuvwxyzABCDEF","usage":{"inputTokens":12,"outputTokens":7,"totalTokens":19}}`)
+	corrupt := bytes.Clone(meta)
+	corrupt[len(corrupt)-1] ^= 0xff
+	tests := []struct {
+		name       string
+		status     int // answered instead of the stream when set
+		body       []byte
+		text       string
+		finish     string
+		usage      *llm.Usage
+		errStatus  int
+		errType    string
+		errMessage string
+	}{
+		{name: "answer", body: slices.Concat(start, deltas, stop("end_turn"), meta), text: "Hello! How can I help?", finish: "stop", usage: &llm.Usage{PromptTokens: 12, CompletionTokens: 7}},
+		{name: "max tokens", body: slices.Concat(start, deltas, stop("max_tokens"), meta), text: "Hello! How can I help?", finish: "length", usage: &llm.Usage{PromptTokens: 12, CompletionTokens: 7}},
+		{name: "upstream status", status: http.StatusTooManyRequests, body: []byte(`{"message":"Too many requests, please wait before trying again."}`),
+			errStatus: 429, errType: llm.ErrStatus, errMessage: "Too many requests"},
+		{name: "exception in the stream", body: slices.Concat(start, encodeFrame(`{"message":"Your request was denied due to exceeding the account quotas for Amazon Bedrock."}`,
+			":exception-type", "throttlingException", ":content-type", "application/json", ":message-type", "exception")),
+			errStatus: 429, errType: llm.ErrStatus, errMessage: "throttlingException"},
+		{name: "no metadata (truncated)", body: slices.Concat(start, deltas, stop("end_turn")), text: "Hello! How can I help?", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "truncated"},
+		{name: "no messageStop (truncated)", body: slices.Concat(start, deltas), text: "Hello! How can I help?", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "truncated"},
+		{name: "cut inside a message", body: slices.Concat(start, deltas, stop("end_turn"), meta[:len(meta)-10]), text: "Hello! How can I help?", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "truncated"},
+		{name: "corrupt message CRC", body: slices.Concat(start, deltas, stop("end_turn"), corrupt), text: "Hello! How can I help?", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "message CRC"},
+	}
+	type received struct {
+		path, accept, auth, wantAuth string
+		body                         []byte
+	}
+	signedAt := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan received, 2)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				// Sign the request as received: the signature must cover this
+				// path, host and body.
+				again, _ := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), nil)
+				again.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+				Sign(again, b, Keys{AccessKeyID: "AKIDTEST", SecretAccessKey: "secretkey"}, "eu-west-1", "bedrock", signedAt)
+				got <- received{r.URL.Path, r.Header.Get("Accept"), r.Header.Get("Authorization"), again.Header.Get("Authorization"), b}
+				if tt.status != 0 {
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set("X-Amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+					w.WriteHeader(tt.status)
+					_, _ = w.Write(tt.body)
+					return
+				}
+				w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+				_, _ = w.Write(tt.body)
+			}))
+			defer srv.Close()
+			a := New(llm.Config{BaseURL: srv.URL, Region: "eu-west-1", RetryDelay: time.Millisecond})
+			a.now = func() time.Time { return signedAt }
+			mt := 256
+			st, err := a.Stream(context.Background(), llm.Request{Model: "anthropic.claude-3-haiku-20240307-v1:0", MaxTokens: &mt,
+				Messages: []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hello"}}}, llm.Credentials{APIKey: "AKIDTEST:secretkey"})
+			var text, fin string
+			var usage *llm.Usage
+			if err == nil {
+				text, fin, usage, err = drain(t, st)
+				require.NoError(t, st.Close())
+			}
+
+			r := <-got
+			require.Equal(t, "/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream", r.path)
+			require.Equal(t, "application/vnd.amazon.eventstream", r.accept)
+			require.True(t, strings.HasPrefix(r.auth, "AWS4-HMAC-SHA256 Credential=AKIDTEST/20250301/eu-west-1/bedrock/aws4_request, "), r.auth)
+			require.Equal(t, r.wantAuth, r.auth)
+			require.JSONEq(t, `{"messages":[{"role":"user","content":[{"text":"Hello"}]}],"system":[{"text":"Be brief."}],
+				"inferenceConfig":{"maxTokens":256}}`, string(r.body))
+			require.Equal(t, tt.text, text)
+			if tt.errType != "" {
+				var le *llm.Error
+				require.True(t, errors.As(err, &le), "want *llm.Error, got %v", err)
+				require.Equal(t, tt.errStatus, le.Status)
+				require.Equal(t, tt.errType, le.Type)
+				require.Contains(t, le.Message, tt.errMessage)
+				require.NotContains(t, le.Error(), "secretkey")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.finish, fin)
+			require.Equal(t, tt.usage, usage)
+		})
+	}
+}
+
+// drain reads st to its end: the concatenated deltas, the last finish
+// reason and usage, and the error that ended it (nil for io.EOF).
+func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, err error) {
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			return text, finish, usage, nil
+		}
+		if err != nil {
+			return text, finish, usage, err
+		}
+		require.NotEmpty(t, c.Raw, "every chunk passes its event through")
+		text += c.Delta
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+	}
 }

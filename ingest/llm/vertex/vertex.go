@@ -123,12 +123,9 @@ var finish = map[string]string{"STOP": "stop", "MAX_TOKENS": "length", "SAFETY":
 
 // Complete implements llm.Provider.
 func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
-	if a.cfg.Project == "" {
-		return llm.Response{}, &llm.Error{Status: http.StatusServiceUnavailable, Type: llm.ErrStatus, Message: "Vertex AI needs GATEWAY_PROVIDER_VERTEX_PROJECT"}
-	}
-	body, err := Body(req)
+	body, err := a.body(req)
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Vertex AI"}
+		return llm.Response{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
@@ -136,22 +133,29 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	if err != nil {
 		return llm.Response{}, err
 	}
-	u := fmt.Sprintf("%s/v1/projects/%s/locations/%s/publishers/google/models/%s:generateContent",
-		a.cfg.BaseURL, url.PathEscape(a.cfg.Project), url.PathEscape(a.cfg.Region), url.PathEscape(req.Model))
-	var resp llm.Response
-	for attempt := 0; ; attempt++ {
-		resp, err = a.once(ctx, u, body, token, req.Model)
-		var le *llm.Error
-		if err == nil || attempt == 1 || !errors.As(err, &le) || !(le.Type == llm.ErrNetwork || le.Type == llm.ErrStatus && (le.Status == 502 || le.Status == 503 || le.Status == 504)) {
-			return resp, err
-		}
-		select {
-		case <-time.After(a.cfg.RetryDelay):
-		case <-ctx.Done():
-			return resp, err
-		}
-	}
+	u := a.endpoint(req.Model, "generateContent")
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, u, body, token, req.Model) })
 }
+
+// body checks the configuration and translates req.
+func (a *Adapter) body(req llm.Request) ([]byte, error) {
+	if a.cfg.Project == "" {
+		return nil, &llm.Error{Status: http.StatusServiceUnavailable, Type: llm.ErrStatus, Message: "Vertex AI needs GATEWAY_PROVIDER_VERTEX_PROJECT"}
+	}
+	body, err := Body(req)
+	if err != nil {
+		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Vertex AI"}
+	}
+	return body, nil
+}
+
+// endpoint is the URL of a model method (generateContent,
+// streamGenerateContent?alt=sse).
+func (a *Adapter) endpoint(model, method string) string {
+	return fmt.Sprintf("%s/v1/projects/%s/locations/%s/publishers/google/models/%s:%s",
+		a.cfg.BaseURL, url.PathEscape(a.cfg.Project), url.PathEscape(a.cfg.Region), url.PathEscape(model), method)
+}
+
 
 func transport(ctx context.Context, err error) *llm.Error {
 	var ne net.Error
@@ -161,23 +165,23 @@ func transport(ctx context.Context, err error) *llm.Error {
 	return &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
 }
 
-func (a *Adapter) once(ctx context.Context, u string, body []byte, token, model string) (llm.Response, error) {
+// post sends body to u with the bearer token and returns the response of a
+// successful status; the caller closes its body.
+func (a *Adapter) post(ctx context.Context, u string, body []byte, token string) (*http.Response, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
+		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Authorization", "Bearer "+token)
 	res, err := a.client.Do(hr)
 	if err != nil {
-		return llm.Response{}, transport(ctx, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return llm.Response{}, transport(ctx, err)
+		return nil, transport(ctx, err)
 	}
 	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		// Only the error's message is echoed, nothing else of the body.
 		var e struct {
 			Error struct {
 				Message string `json:"message"`
@@ -187,21 +191,40 @@ func (a *Adapter) once(ctx context.Context, u string, body []byte, token, model 
 		if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
 			msg = e.Error.Message
 		}
-		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
 	}
-	var w struct {
-		Candidates []struct {
-			Content struct {
-				Parts []part `json:"parts"`
-			} `json:"content"`
-			FinishReason string `json:"finishReason"`
-		} `json:"candidates"`
-		UsageMetadata struct {
-			PromptTokenCount     int64 `json:"promptTokenCount"`
-			CandidatesTokenCount int64 `json:"candidatesTokenCount"`
-		} `json:"usageMetadata"`
-		ModelVersion string `json:"modelVersion"`
+	return res, nil
+}
+
+// wireResponse is a GenerateContentResponse, whole or one streamed piece.
+type wireResponse struct {
+	Candidates []struct {
+		Content struct {
+			Parts []part `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	PromptFeedback struct {
+		BlockReason string `json:"blockReason"`
+	} `json:"promptFeedback"`
+	UsageMetadata struct {
+		PromptTokenCount     int64 `json:"promptTokenCount"`
+		CandidatesTokenCount int64 `json:"candidatesTokenCount"`
+	} `json:"usageMetadata"`
+	ModelVersion string `json:"modelVersion"`
+}
+
+func (a *Adapter) once(ctx context.Context, u string, body []byte, token, model string) (llm.Response, error) {
+	res, err := a.post(ctx, u, body, token)
+	if err != nil {
+		return llm.Response{}, err
 	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return llm.Response{}, transport(ctx, err)
+	}
+	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil || len(w.Candidates) == 0 {
 		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream answered with an unreadable generateContent response"}
 	}

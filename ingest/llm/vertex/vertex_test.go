@@ -10,12 +10,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,4 +73,123 @@ func TestServiceAccountFlow(t *testing.T) {
 		require.Equal(t, llm.Usage{PromptTokens: 4, CompletionTokens: 3}, resp.Usage)
 	}
 	require.Equal(t, int32(1), tokenCalls.Load(), "the minted token is cached")
+}
+
+// geminiEvents frames GenerateContentResponse pieces the way the
+// streamGenerateContent?alt=sse endpoint does: "data: " + JSON + CRLF CRLF.
+func geminiEvents(pieces ...string) string {
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString("data: " + p + "\r\n\r\n")
+	}
+	return b.String()
+}
+
+const (
+	piece1 = `{"candidates": [{"content": {"role": "model","parts": [{"text": "The sky"}]}}],"usageMetadata": {},"modelVersion": "gemini-2.0-flash-001","createTime": "2025-03-01T10:00:00.000000Z","responseId": "r1"}`
+	piece2 = `{"candidates": [{"content": {"role": "model","parts": [{"text": " is"}]}}],"usageMetadata": {},"modelVersion": "gemini-2.0-flash-001","createTime": "2025-03-01T10:00:00.000000Z","responseId": "r1"}`
+	last   = `{"candidates": [{"content": {"role": "model","parts": [{"text": " blue."}]},"finishReason": "%s"}],"usageMetadata": {"promptTokenCount": 8,"candidatesTokenCount": 4,"totalTokenCount": 12,"trafficType": "ON_DEMAND"},"modelVersion": "gemini-2.0-flash-001","createTime": "2025-03-01T10:00:00.000000Z","responseId": "r1"}`
+)
+
+func TestStream(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int // answered instead of the stream when set
+		body       string
+		text       string
+		finish     string
+		usage      *llm.Usage
+		errStatus  int
+		errType    string
+		errMessage string
+	}{
+		{name: "answer", body: geminiEvents(piece1, piece2, fmt.Sprintf(last, "STOP")), text: "The sky is blue.", finish: "stop", usage: &llm.Usage{PromptTokens: 8, CompletionTokens: 4}},
+		{name: "max tokens, LF framing", body: strings.ReplaceAll(geminiEvents(piece1, piece2, fmt.Sprintf(last, "MAX_TOKENS")), "\r", ""),
+			text: "The sky is blue.", finish: "length", usage: &llm.Usage{PromptTokens: 8, CompletionTokens: 4}},
+		{name: "prompt blocked", body: geminiEvents(`{"promptFeedback": {"blockReason": "SAFETY"},"usageMetadata": {"promptTokenCount": 8,"totalTokenCount": 8}}`),
+			finish: "content_filter", usage: &llm.Usage{PromptTokens: 8}},
+		{name: "upstream status", status: http.StatusTooManyRequests, body: `{"error": {"code": 429,"message": "Resource exhausted. Please try again later.","status": "RESOURCE_EXHAUSTED"}}`,
+			errStatus: 429, errType: llm.ErrStatus, errMessage: "Resource exhausted"},
+		{name: "truncated", body: geminiEvents(piece1, piece2), text: "The sky is", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "truncated"},
+		{name: "cut inside an event", body: geminiEvents(piece1) + "data: " + piece2[:40], text: "The sky", errStatus: 502, errType: llm.ErrBadResponse},
+		{name: "error in the stream", body: geminiEvents(piece1, `{"error": {"code": 500,"message": "Internal error encountered.","status": "INTERNAL"}}`),
+			text: "The sky", errStatus: 500, errType: llm.ErrStatus, errMessage: "Internal error"},
+	}
+	type received struct {
+		path, query, auth string
+		body              []byte
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan received, 2)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got <- received{r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), b}
+				if tt.status != 0 {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(tt.status)
+					_, _ = io.WriteString(w, tt.body)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			a := New(llm.Config{BaseURL: srv.URL, Region: "europe-west4", Project: "proj", RetryDelay: time.Millisecond})
+			temp := 0.2
+			st, err := a.Stream(context.Background(), llm.Request{Model: "gemini-2.0-flash", Temperature: &temp,
+				Messages: []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Sky colour?"}}}, llm.Credentials{APIKey: "ya29.secret-token"})
+			var text, fin string
+			var usage *llm.Usage
+			if err == nil {
+				text, fin, usage, err = drain(t, st)
+				require.NoError(t, st.Close())
+			}
+
+			r := <-got
+			require.Equal(t, "/v1/projects/proj/locations/europe-west4/publishers/google/models/gemini-2.0-flash:streamGenerateContent", r.path)
+			require.Equal(t, "alt=sse", r.query)
+			require.Equal(t, "Bearer ya29.secret-token", r.auth)
+			require.JSONEq(t, `{"contents":[{"role":"user","parts":[{"text":"Sky colour?"}]}],
+				"systemInstruction":{"role":"system","parts":[{"text":"Be brief."}]},"generationConfig":{"temperature":0.2}}`, string(r.body))
+			require.Equal(t, tt.text, text)
+			if tt.errType != "" {
+				var le *llm.Error
+				require.True(t, errors.As(err, &le), "want *llm.Error, got %v", err)
+				require.Equal(t, tt.errStatus, le.Status)
+				require.Equal(t, tt.errType, le.Type)
+				require.Contains(t, le.Message, tt.errMessage)
+				require.NotContains(t, le.Error(), "secret-token")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.finish, fin)
+			require.Equal(t, tt.usage, usage)
+		})
+	}
+
+	_, err := New(llm.Config{}).Stream(context.Background(), llm.Request{Model: "m"}, llm.Credentials{APIKey: "t"})
+	require.ErrorContains(t, err, "GATEWAY_PROVIDER_VERTEX_PROJECT")
+}
+
+// drain reads st to its end: the concatenated deltas, the last finish
+// reason and usage, and the error that ended it (nil for io.EOF).
+func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, err error) {
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			return text, finish, usage, nil
+		}
+		if err != nil {
+			return text, finish, usage, err
+		}
+		require.NotEmpty(t, c.Raw, "every chunk passes its event through")
+		text += c.Delta
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+	}
 }

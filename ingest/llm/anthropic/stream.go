@@ -1,0 +1,175 @@
+package anthropic
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// errSlow cancels a stream whose response headers took longer than the
+// adapter's timeout.
+var errSlow = errors.New("no response headers within the timeout")
+
+// Stream implements llm.Streamer: the Messages request with "stream": true,
+// read as server-sent events until message_stop. The timeout (and the one
+// retry of a transient failure) covers the wait for the response headers;
+// the caller's context bounds the rest.
+func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
+	body, err := body(req, true)
+	if err != nil {
+		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(a.cfg.Timeout, func() { cancel(errSlow) })
+	res, err := llm.Retry(rctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(rctx, body, cred, true) }, 529)
+	inTime := timer.Stop()
+	if err == nil && !inTime {
+		res.Body.Close() // its context is cancelled: the body is unreadable
+	}
+	if err != nil || !inTime {
+		cancel(nil)
+		if !inTime {
+			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+		}
+		return nil, err
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	return &stream{body: res.Body, sc: sc, cancel: func() { cancel(nil) }}, nil
+}
+
+type stream struct {
+	body   io.ReadCloser
+	sc     *bufio.Scanner
+	cancel func()
+	done   bool
+	usage  llm.Usage // input tokens from message_start, output from message_delta
+}
+
+type usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// wireEvent is the union of the stream's event payloads.
+type wireEvent struct {
+	Type    string `json:"type"`
+	Message struct {
+		Usage usage `json:"usage"`
+	} `json:"message"` // message_start
+	Delta struct {
+		Type       string `json:"type"`        // content_block_delta: text_delta, input_json_delta...
+		Text       string `json:"text"`        // text_delta
+		StopReason string `json:"stop_reason"` // message_delta
+	} `json:"delta"`
+	Usage usage `json:"usage"` // message_delta, cumulative
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// errStatus maps the error types of an `error` event to the HTTP status the
+// same error has when it comes before the stream.
+var errStatus = map[string]int{"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403, "not_found_error": 404,
+	"request_too_large": 413, "rate_limit_error": 429, "api_error": 500, "overloaded_error": 529}
+
+// Next returns one chunk per event, its data in Raw. Pings are skipped and
+// message_stop is the end (io.EOF); the message_delta chunk, the last one
+// before it, carries the finish reason and the usage.
+func (s *stream) Next() (llm.Chunk, error) {
+	for !s.done {
+		name, data, err := s.event()
+		if err != nil {
+			return llm.Chunk{}, err
+		}
+		var ev wireEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: fmt.Sprintf("the upstream stream carried an unreadable event %q", name)}
+		}
+		if name == "" {
+			name = ev.Type
+		}
+		c := llm.Chunk{Raw: data}
+		switch name {
+		case "ping":
+			continue
+		case "message_stop":
+			s.done = true
+			continue
+		case "error":
+			status, ok := errStatus[ev.Error.Type]
+			if !ok {
+				status = http.StatusBadGateway
+			}
+			return llm.Chunk{}, &llm.Error{Status: status, Type: llm.ErrStatus, Message: "the upstream stream failed: " + ev.Error.Message}
+		case "message_start":
+			s.usage.PromptTokens = ev.Message.Usage.InputTokens
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" {
+				c.Delta = ev.Delta.Text
+			}
+		case "message_delta":
+			c.FinishReason = finish[ev.Delta.StopReason]
+			s.usage.CompletionTokens = ev.Usage.OutputTokens
+			if ev.Usage.InputTokens > 0 { // newer API versions repeat it here
+				s.usage.PromptTokens = ev.Usage.InputTokens
+			}
+			u := s.usage
+			c.Usage = &u
+		}
+		return c, nil
+	}
+	return llm.Chunk{}, io.EOF
+}
+
+// event reads the next server-sent event: its name and its data lines
+// joined by "\n" (a fresh slice, safe to keep). A body that ends before
+// message_stop is a truncated answer, never a silent end.
+func (s *stream) event() (name string, data []byte, err error) {
+	seen := false
+	for s.sc.Scan() {
+		line := s.sc.Bytes()
+		switch {
+		case len(line) == 0:
+			if seen {
+				return name, data, nil
+			}
+			name = ""
+		case bytes.HasPrefix(line, []byte("event:")):
+			name = string(bytes.TrimSpace(line[len("event:"):]))
+		case bytes.HasPrefix(line, []byte("data:")):
+			if seen {
+				data = append(data, '\n')
+			}
+			seen = true
+			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
+		}
+	}
+	if err := s.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream carried an event over 4 MiB"}
+		}
+		return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off: " + err.Error()}
+	}
+	if seen { // the last event lacks its blank line: still parse it
+		return name, data, nil
+	}
+	return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended without message_stop (truncated)"}
+}
+
+// Close releases the connection; closing before the end cancels the
+// upstream request.
+func (s *stream) Close() error {
+	err := s.body.Close()
+	s.cancel()
+	return err
+}

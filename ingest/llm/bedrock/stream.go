@@ -1,0 +1,127 @@
+package bedrock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+)
+
+// errSlow cancels a stream whose response headers took longer than the
+// adapter's timeout.
+var errSlow = errors.New("no response headers within the timeout")
+
+// Stream implements llm.Streamer: ConverseStream (POST
+// /model/{modelId}/converse-stream, the Converse body, SigV4-signed), read
+// as an application/vnd.amazon.eventstream until messageStop and metadata.
+// The timeout (and the one retry of a transient failure) covers the wait for
+// the response headers; the caller's context bounds the rest.
+func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
+	keys, body, err := prepare(req, cred)
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(a.cfg.Timeout, func() { cancel(errSlow) })
+	res, err := llm.Retry(rctx, a.cfg.RetryDelay, func() (*http.Response, error) {
+		return a.post(rctx, req.Model, "converse-stream", body, keys, "application/vnd.amazon.eventstream")
+	})
+	inTime := timer.Stop()
+	if err == nil && !inTime {
+		res.Body.Close() // its context is cancelled: the body is unreadable
+	}
+	if err != nil || !inTime {
+		cancel(nil)
+		if !inTime {
+			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
+		}
+		return nil, err
+	}
+	return &stream{body: res.Body, cancel: func() { cancel(nil) }}, nil
+}
+
+type stream struct {
+	body             io.ReadCloser
+	cancel           func()
+	stopped, metered bool // messageStop, metadata seen
+}
+
+// exceptionStatus is the HTTP status ConverseStream documents for each
+// exception, keyed by the lower-cased :exception-type.
+var exceptionStatus = map[string]int{"validationexception": 400, "accessdeniedexception": 403, "resourcenotfoundexception": 404,
+	"modeltimeoutexception": 408, "modelstreamerrorexception": 424, "modelerrorexception": 424, "throttlingexception": 429,
+	"modelnotreadyexception": 429, "internalserverexception": 500, "serviceunavailableexception": 503}
+
+// Next returns one chunk per event, its JSON payload in Raw: the
+// messageStop chunk carries the finish reason, the metadata chunk (the
+// last) the usage. The body ending before both is a truncated answer.
+func (s *stream) Next() (llm.Chunk, error) {
+	f, err := readFrame(s.body)
+	switch {
+	case errors.Is(err, io.EOF) && s.stopped && s.metered:
+		return llm.Chunk{}, io.EOF
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended before messageStop and metadata (truncated)"}
+	case errors.Is(err, errCorrupt):
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream is unreadable: " + err.Error()}
+	case err != nil:
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off: " + err.Error()}
+	}
+	switch f.headers[":message-type"] {
+	case "exception":
+		var e struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(f.payload, &e)
+		typ := f.headers[":exception-type"]
+		status, ok := exceptionStatus[strings.ToLower(typ)]
+		if !ok {
+			status = http.StatusBadGateway
+		}
+		return llm.Chunk{}, &llm.Error{Status: status, Type: llm.ErrStatus, Message: "the upstream stream failed: " + typ + ": " + e.Message}
+	case "error":
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrStatus,
+			Message: "the upstream stream failed: " + f.headers[":error-code"] + ": " + f.headers[":error-message"]}
+	}
+	var w struct {
+		Delta struct {
+			Text string `json:"text"`
+		} `json:"delta"`
+		StopReason string `json:"stopReason"`
+		Usage      *struct {
+			InputTokens  int64 `json:"inputTokens"`
+			OutputTokens int64 `json:"outputTokens"`
+		} `json:"usage"`
+	}
+	event := f.headers[":event-type"]
+	if err := json.Unmarshal(f.payload, &w); err != nil {
+		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream carried an unreadable " + event + " event"}
+	}
+	c := llm.Chunk{Raw: f.payload}
+	switch event {
+	case "contentBlockDelta":
+		c.Delta = w.Delta.Text
+	case "messageStop":
+		s.stopped = true
+		c.FinishReason = finish[w.StopReason]
+	case "metadata":
+		s.metered = true
+		if w.Usage != nil {
+			c.Usage = &llm.Usage{PromptTokens: w.Usage.InputTokens, CompletionTokens: w.Usage.OutputTokens}
+		}
+	}
+	return c, nil
+}
+
+// Close releases the connection; closing before the end cancels the
+// upstream request.
+func (s *stream) Close() error {
+	err := s.body.Close()
+	s.cancel()
+	return err
+}
