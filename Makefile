@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # The test timeout is generous for a 2-core machine; no test asserts wall-clock time.
 TESTFLAGS ?= -count=1 -timeout=20m
 
-.PHONY: help build run test test-real bench bench-ingest bench-verify bench-proxy eval train-injection fuzz vet clean
+.PHONY: help build run test test-real bench bench-ingest bench-verify bench-proxy bench-console eval train-injection fuzz vet clean
 
 # Labelled development data for the guardrails (make eval, make train-injection).
 DATASETS ?= ../shared/datasets
@@ -38,6 +38,10 @@ bench-verify: ## the governance engine benchmark (2 KB answer + 8 KB tool_result
 
 bench-proxy: build ## the proxy's added latency at fixed open-loop rates (docs/benchmarks.md)
 	./$(BIN) bench proxy
+
+bench-console: build ## console API latency with 1,000,000 seeded traces in PostgreSQL (needs DATABASE_URL)
+	@test -n "$$DATABASE_URL" || { echo "bench-console: DATABASE_URL is not set (deploy/local/postgres.sh start)"; exit 2; }
+	./$(BIN) bench console
 
 eval: build ## quality tables of the guardrails on $(DATASETS) (PII, secrets, injection, grounding)
 	./$(BIN) eval -datasets $(DATASETS)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,11 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	if len(args) > 0 && args[0] == "proxy" {
 		return cmdBenchProxy(ctx, args[1:], stdout, logger)
 	}
+	if len(args) > 0 && args[0] == "console" {
+		return cmdBenchConsole(ctx, args[1:], stdout, logger)
+	}
 	if len(args) == 0 || args[0] != "ingest" {
-		return usageError{fmt.Errorf("usage: gateway bench ingest|verify|proxy [flags]")}
+		return usageError{fmt.Errorf("usage: gateway bench ingest|verify|proxy|console [flags]")}
 	}
 	var cfg bench.Config
 	fs := flag.NewFlagSet("bench ingest", flag.ContinueOnError)
@@ -95,5 +99,34 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 		return fmt.Errorf("bench proxy: %w", err)
 	}
 	bench.PrintProxy(stdout, res)
+	return nil
+}
+
+// cmdBenchConsole runs `gateway bench console`: console API latency with a
+// seeded history of traces in PostgreSQL (docs/benchmarks.md).
+func cmdBenchConsole(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	var cfg bench.ConsoleConfig
+	fs := flag.NewFlagSet("bench console", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL to seed and query (default $DATABASE_URL)")
+	fs.IntVar(&cfg.Traces, "traces", 1_000_000, "traces to seed for the benchmark's new organisation")
+	fs.IntVar(&cfg.Runs, "runs", 100, "timed requests per query")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if cfg.DatabaseURL == "" {
+		return usageError{fmt.Errorf("needs PostgreSQL: -database-url or DATABASE_URL (deploy/local/postgres.sh start prints one)")}
+	}
+	if cfg.Traces < 1000 || cfg.Runs < 1 {
+		return usageError{fmt.Errorf("-traces must be at least 1000 and -runs positive")}
+	}
+	cfg.Logger = logger
+	res, err := bench.RunConsole(ctx, cfg, stdout)
+	if err != nil {
+		return fmt.Errorf("bench console: %w", err)
+	}
+	bench.PrintConsole(stdout, res)
 	return nil
 }

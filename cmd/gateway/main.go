@@ -19,7 +19,8 @@ Usage:
   gateway serve  [--role=all|api|processor] [--demo]   run the service (docs/configuration.md)
   gateway broker --addr=HOST:PORT --data-dir=DIR       run only the embedded Kafka-protocol broker
   gateway rebuild                                      re-derive the query store from the log
-  gateway bench ingest|verify|proxy [flags]            the ingest, verify and proxy benchmarks (docs/benchmarks.md)
+  gateway bench ingest|verify|proxy|console [flags]    the benchmarks (docs/benchmarks.md)
+  gateway seed -email USER -traces N                   synthetic trace history for trying the dashboard at scale
   gateway dev-llm [--addr=127.0.0.1:8090]              a fake LLM (test double, OpenAI format) for trying /v1/chat
   gateway eval [-datasets DIR] [-only CATEGORY]        guardrail quality tables on labelled data (docs/governance.md)
   gateway help                                         this text
@@ -53,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(ctx, args[1:], stdout, logger)
 	case "dev-llm":
 		err = cmdDevLLM(ctx, args[1:], stdout, logger)
+	case "seed":
+		err = cmdSeed(ctx, args[1:], stdout, logger)
 	case "eval":
 		err = cmdEval(ctx, args[1:], stdout, logger)
 	case "help", "-h", "--help":

@@ -106,23 +106,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return res, err
 	}
-	if cfg.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return res, fmt.Errorf("find own executable: %w", err)
-		}
-		cfg.Binary = exe
+	cleanup, err := prepareDir(&cfg)
+	if err != nil {
+		return res, err
 	}
-	if cfg.DataDir == "" {
-		d, err := os.MkdirTemp("", "gateway-bench-*")
-		if err != nil {
-			return res, err
-		}
-		cfg.DataDir = d
-		if !cfg.Keep {
-			defer os.RemoveAll(d)
-		}
-	}
+	defer cleanup()
 	srv, err := startServer(ctx, cfg)
 	if err != nil {
 		return res, err
@@ -296,6 +284,28 @@ type server struct {
 	url     string
 	logPath string
 	done    chan struct{}
+}
+
+// prepareDir defaults cfg.Binary to this executable and cfg.DataDir to a new
+// temporary directory; cleanup removes that directory unless cfg.Keep.
+func prepareDir(cfg *Config) (cleanup func(), err error) {
+	cleanup = func() {}
+	if cfg.Binary == "" {
+		if cfg.Binary, err = os.Executable(); err != nil {
+			return cleanup, fmt.Errorf("find own executable: %w", err)
+		}
+	}
+	if cfg.DataDir == "" {
+		d, err := os.MkdirTemp("", "gateway-bench-*")
+		if err != nil {
+			return cleanup, err
+		}
+		cfg.DataDir = d
+		if !cfg.Keep {
+			cleanup = func() { os.RemoveAll(d) }
+		}
+	}
+	return cleanup, nil
 }
 
 func freePort() (string, error) {

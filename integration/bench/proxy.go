@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -45,23 +44,11 @@ type ProxyResult struct {
 func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (ProxyResult, error) {
 	cfg = cfg.Defaults()
 	res := ProxyResult{MaxRateUnder: time.Millisecond}
-	if cfg.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return res, err
-		}
-		cfg.Binary = exe
+	cleanup, err := prepareDir(&cfg)
+	if err != nil {
+		return res, err
 	}
-	if cfg.DataDir == "" {
-		d, err := os.MkdirTemp("", "gateway-bench-proxy-")
-		if err != nil {
-			return res, err
-		}
-		cfg.DataDir = d
-		if !cfg.Keep {
-			defer os.RemoveAll(d)
-		}
-	}
+	defer cleanup()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return res, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -49,23 +48,11 @@ func verifyBody() ([]byte, int, int) {
 func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 	cfg = cfg.Defaults()
 	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}}
-	if cfg.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return res, err
-		}
-		cfg.Binary = exe
+	cleanup, err := prepareDir(&cfg)
+	if err != nil {
+		return res, err
 	}
-	if cfg.DataDir == "" {
-		d, err := os.MkdirTemp("", "gateway-bench-verify-")
-		if err != nil {
-			return res, err
-		}
-		cfg.DataDir = d
-		if !cfg.Keep {
-			defer os.RemoveAll(d)
-		}
-	}
+	defer cleanup()
 	srv, err := startServer(ctx, cfg)
 	if err != nil {
 		return res, err

@@ -6,6 +6,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -28,9 +29,7 @@ const migrationLockID int64 = 0x67777175657279
 var dialect = &sqlcore.Dialect{
 	Dollar:  true,
 	TimeArg: sqlcore.NativeTimeArg,
-	MetadataMatch: func(keyPH, valPH string) string {
-		return `metadata ->> (` + keyPH + `::text) = ` + valPH + `::text`
-	},
+	MetadataMatch: metadataMatch,
 	EpochBucket: func(col string, seconds int64) string {
 		return "floor(extract(epoch from " + col + ") / " + strconv.FormatInt(seconds, 10) + ")::bigint"
 	},
@@ -148,4 +147,20 @@ type rowsAdapter struct{ pgx.Rows }
 func (r rowsAdapter) Close() error {
 	r.Rows.Close()
 	return r.Rows.Err()
+}
+
+// metadataMatch is "metadata ->> key = value" written so the GIN index of
+// migration 0005 can answer it: containment of {key: value} as a string,
+// which alone is exact unless value is itself JSON text (a number, true,
+// an object...): then also containment of {key: <that JSON>}, and the text
+// comparison removes what containment over-matches (3 for "3.0", a larger
+// object). The documents are built here, so each is one constant argument.
+func metadataMatch(key, value string) (string, []any) {
+	asString, _ := json.Marshal(map[string]string{key: value})
+	if !json.Valid([]byte(value)) {
+		return `metadata @> ?::jsonb`, []any{string(asString)}
+	}
+	asJSON, _ := json.Marshal(map[string]json.RawMessage{key: json.RawMessage(value)})
+	return `(metadata @> ?::jsonb OR metadata @> ?::jsonb) AND metadata ->> (?::text) = ?::text`,
+		[]any{string(asString), string(asJSON), key, value}
 }

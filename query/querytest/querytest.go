@@ -837,6 +837,8 @@ func testListTracesPaging(t *testing.T, s query.Store) {
 		{"metadata number and dotted key", query.TraceFilter{Limit: 100, Metadata: map[string]string{"n": "3", "customer.id": "c5"}}},
 		{"metadata boolean", query.TraceFilter{Limit: 100, Metadata: map[string]string{"flag": "true"}}},
 		{"metadata no match", query.TraceFilter{Limit: 100, Metadata: map[string]string{"tier": "bronze"}}},
+		{"metadata number written differently", query.TraceFilter{Limit: 100, Metadata: map[string]string{"n": "3.0"}}},
+		{"metadata value that is JSON of a string", query.TraceFilter{Limit: 100, Metadata: map[string]string{"tier": `"gold"`}}},
 		{"every filter", query.TraceFilter{Limit: 3, AppID: "app-0", Status: schemas.StatusOK, Model: "gpt-4o",
 			Since: &since, Until: ptr(base.Add(2000 * time.Second)), Metadata: map[string]string{"tier": "gold"}}},
 		{"unknown value", query.TraceFilter{Limit: 10, AppID: "nope"}},

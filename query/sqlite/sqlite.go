@@ -44,9 +44,9 @@ var dialect = &sqlcore.Dialect{
 	// json_each binds the key as a value, so keys with dots, quotes or
 	// brackets need no JSON-path quoting. Values compare as their text:
 	// strings unquoted, true/false as words, numbers as SQLite prints them.
-	MetadataMatch: func(keyPH, valPH string) string {
-		return `EXISTS (SELECT 1 FROM json_each(traces.metadata) AS m WHERE m.key = ` + keyPH +
-			` AND (CASE m.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(m.value AS TEXT) END) = ` + valPH + `)`
+	MetadataMatch: func(key, value string) (string, []any) {
+		return `EXISTS (SELECT 1 FROM json_each(traces.metadata) AS m WHERE m.key = ?` +
+			` AND (CASE m.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(m.value AS TEXT) END) = ?)`, []any{key, value}
 	},
 	// Timestamps are integer microseconds: integer division floors (all
 	// our times are after 1970).

@@ -44,9 +44,10 @@ type Dialect struct {
 	Dollar bool
 	// TimeArg encodes a timestamp argument; NullTime must scan it back.
 	TimeArg func(t time.Time) any
-	// MetadataMatch returns a predicate true when the top-level metadata key
+	// MetadataMatch returns a predicate (with '?' placeholders) and its
+	// arguments, true when the top-level metadata key
 	// bound at keyPH has the text value bound at valPH.
-	MetadataMatch func(keyPH, valPH string) string
+	MetadataMatch func(key, value string) (string, []any)
 	// EpochBucket returns an integer expression: the timestamp column col
 	// in whole multiples of seconds since the Unix epoch (floor).
 	EpochBucket func(col string, seconds int64) string

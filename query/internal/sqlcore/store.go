@@ -826,8 +826,9 @@ func (s *Store) ListTraces(ctx context.Context, orgID string, f query.TraceFilte
 	}
 	sort.Strings(keys) // a stable statement text per filter set
 	for _, k := range keys {
-		where.WriteString(" AND " + s.d.MetadataMatch("?", "?"))
-		args = append(args, k, f.Metadata[k])
+		pred, pargs := s.d.MetadataMatch(k, f.Metadata[k])
+		where.WriteString(" AND " + pred)
+		args = append(args, pargs...)
 	}
 	if f.Cursor != "" {
 		c, err := decodeCursor(f.Cursor)
