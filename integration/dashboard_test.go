@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,9 @@ func TestDashboardChromium(t *testing.T) {
 	if env.KafkaBrokers != "" {
 		harness.FreshGroup(t, env.KafkaBrokers)
 	}
-	gw := harness.Gateway(t, "all")
+	// A master key so the page can switch a Full Control app to BYOK; an
+	// operator key so it can start as Managed (the LLM is never called).
+	gw := harness.Gateway(t, "all", "GATEWAY_MASTER_KEY="+strings.Repeat("ab", 32), "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-operator-test")
 	shots := filepath.Join(os.TempDir(), "gateway-dashboard-screenshots")
 	require.NoError(t, os.RemoveAll(shots))
 	cmd := exec.Command("node", filepath.Join("dashboard", "dashboard.mjs"))

@@ -75,6 +75,7 @@ await page.waitForSelector("#bill-usage");
 const usage = (await page.textContent("#bill-usage")).trim();
 check(usage === "30.000000", `billing usage is 30 USD for 1,000,000 Events tokens (got ${usage})`);
 check((await page.textContent("#bill-balance")).trim() === "20.000000", "balance is 50 - 30");
+check((await page.locator("#bill-app tbody tr").count()) === 1, "usage by application lists the one app that sent events");
 await shot("billing");
 
 await page.click("nav a[href='#overview']");
@@ -84,6 +85,26 @@ check(bars === 24 || bars === 25, `the 24 h chart has one bar per hour, 25 when 
 const caption = await page.textContent("#series-caption");
 check(caption.includes("(3 in the window)"), `the chart counts the three requests (got ${caption})`);
 await shot("overview");
+
+// A Full Control app: created Managed, switched to BYOK with a key, then back.
+await page.click("nav a[href='#apps']");
+await page.fill("#app-form [name=name]", "assistant");
+await page.selectOption("#app-form [name=mode]", "full_control");
+await page.selectOption("#app-form [name=provider_option]", "managed");
+await page.fill("#app-form [name=provider]", "openai");
+await page.fill("#app-form [name=model]", "gpt-4o-mini");
+await page.click("#app-form button");
+await page.waitForSelector("[data-switch][data-to=byok]");
+await page.click("[data-switch][data-to=byok]");
+await page.fill("#byok-form [name=llm_api_key]", "sk-user-own-key");
+await page.click("#byok-form button");
+await page.waitForSelector("[data-switch][data-to=managed]");
+check((await page.textContent("#app-table")).includes("byok / openai / gpt-4o-mini"), "the app is BYOK after the switch");
+check(!(await page.content()).includes("sk-user-own-key"), "the BYOK key is never shown again");
+await shot("apps-byok");
+await page.click("[data-switch][data-to=managed]");
+await page.waitForSelector("[data-switch][data-to=byok]");
+check((await page.textContent("#app-table")).includes("managed / openai / gpt-4o-mini"), "switched back to Managed");
 
 // Another organisation sees none of it.
 await page.click("#logout");

@@ -119,6 +119,7 @@ async function loadBilling() {
     const rows = (xs) => xs.map((x) => `<tr><td>${esc(x.key)}</td><td>${x.requests}</td><td>${x.tokens}</td><td>${x.cost_usd.toFixed(6)}</td></tr>`).join("");
     $("#bill-mode tbody").innerHTML = rows(b.by_mode);
     $("#bill-day tbody").innerHTML = rows(b.by_day);
+    $("#bill-app tbody").innerHTML = rows(b.by_app);
   } catch (e) { fail(e); }
 }
 
@@ -127,7 +128,9 @@ async function loadApps() {
     const r = await api("/api/console/apps");
     $("#app-table tbody").innerHTML = r.data.map((a) => `<tr><td>${esc(a.name)}</td><td>${esc(a.id)}</td><td>${esc(a.mode)}</td><td>${esc(a.key_prefix)}…</td>` +
       `<td>${esc([a.provider_option, a.provider, a.model].filter(Boolean).join(" / "))}</td>` +
-      `<td><button data-policy="${esc(a.id)}">Policy</button> <button data-delete="${esc(a.id)}" data-name="${esc(a.name)}">Delete</button></td></tr>`).join("");
+      `<td><button data-policy="${esc(a.id)}">Policy</button> ` +
+      (a.mode === "full_control" ? `<button data-switch="${esc(a.id)}" data-to="${a.provider_option === "byok" ? "managed" : "byok"}">Switch to ${a.provider_option === "byok" ? "Managed" : "BYOK"}</button> ` : "") +
+      `<button data-delete="${esc(a.id)}" data-name="${esc(a.name)}">Delete</button></td></tr>`).join("");
   } catch (e) { fail(e); }
 }
 
@@ -144,6 +147,15 @@ document.addEventListener("click", async (ev) => {
       $("#policy-edit").innerHTML = `<h2>Policy of ${esc(t.dataset.policy)} ${p.default ? "(default)" : "v" + p.version}</h2>` +
         `<textarea id="policy-json" rows="18" cols="100" aria-label="policy JSON">${esc(JSON.stringify(p.policy, null, 2))}</textarea><br><button id="policy-save" data-app="${esc(t.dataset.policy)}">Save policy</button>`;
     } catch (e) { fail(e); }
+  }
+  // BYOK needs the vendor key: a small form with a password field; Managed
+  // is one PATCH (the stored key is deleted by the server).
+  if (t.dataset.switch && t.dataset.to === "managed") {
+    try { await api("/api/console/apps/" + t.dataset.switch, { method: "PATCH", body: JSON.stringify({ provider_option: "managed" }) }); loadApps(); } catch (e) { fail(e); }
+  }
+  if (t.dataset.switch && t.dataset.to === "byok") {
+    $("#switch-edit").innerHTML = `<form id="byok-form" class="inline" data-app="${esc(t.dataset.switch)}"><label>LLM key for ${esc(t.dataset.switch)} <input name="llm_api_key" type="password" required></label><button>Use my key (BYOK)</button></form>`;
+    $("#byok-form [name=llm_api_key]").focus();
   }
   if (t.id === "policy-save") {
     try { await api(`/api/console/apps/${t.dataset.app}/policy`, { method: "PUT", body: $("#policy-json").value }); ok(); t.textContent = "Saved"; } catch (e) { fail(e); }
@@ -179,6 +191,15 @@ $("#trace-filter").addEventListener("submit", (ev) => {
   loadTraces(false);
 });
 $("#more").addEventListener("click", () => loadTraces(true));
+document.addEventListener("submit", async (ev) => {
+  if (ev.target.id !== "byok-form") return;
+  ev.preventDefault();
+  try {
+    await api("/api/console/apps/" + ev.target.dataset.app, { method: "PATCH", body: JSON.stringify({ provider_option: "byok", ...form(ev.target) }) });
+    $("#switch-edit").innerHTML = "";
+    loadApps();
+  } catch (e) { fail(e); }
+});
 $("#session-form").addEventListener("submit", (ev) => { ev.preventDefault(); showSession(form(ev.target).id); });
 $("#app-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
