@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/pricing"
 )
 
 // Roles of `gateway serve`.
@@ -52,6 +53,9 @@ type config struct {
 	// VertexProject / VertexLocation: GATEWAY_PROVIDER_VERTEX_PROJECT and
 	// _LOCATION (default us-central1).
 	VertexProject, VertexLocation string
+	// PricesFile: GATEWAY_PRICES_FILE, a JSON price table merged over the
+	// built-in list prices (ingest/llm/pricing) for cost_usd.
+	PricesFile string
 }
 
 func defaultConfig() config {
@@ -131,6 +135,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.UpstreamTimeout = d
 	}
 	c.VertexProject, c.VertexLocation = getenv("GATEWAY_PROVIDER_VERTEX_PROJECT"), getenv("GATEWAY_PROVIDER_VERTEX_LOCATION")
+	c.PricesFile = strings.TrimSpace(getenv("GATEWAY_PRICES_FILE"))
 	c.LLMTimeout = 30 * time.Second
 	if v := getenv("GATEWAY_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -200,8 +205,16 @@ func (c config) Validate() error {
 	if c.Demo && !isLoopback(c.Addr) {
 		return errors.New("--demo is for a local laptop: GATEWAY_ADDR must be a loopback address")
 	}
+	if c.Role != roleProcessor { // only the API prices LLM calls
+		if err := c.prices().Validate(); err != nil {
+			return fmt.Errorf("GATEWAY_PRICES_FILE: %w", err)
+		}
+	}
 	return nil
 }
+
+// prices is the price table's configuration.
+func (c config) prices() pricing.Config { return pricing.Config{File: c.PricesFile} }
 
 func isLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,7 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 func TestLoadConfig(t *testing.T) {
 	c, err := loadConfig(envOf(map[string]string{
 		"GATEWAY_ADDR": "127.0.0.1:9999", "KAFKA_BROKERS": " k1:9092, ,k2:9092 ", "GATEWAY_FLUSH_INTERVAL": "1s",
-		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12",
+		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12", "GATEWAY_PRICES_FILE": " /etc/gateway/prices.json ",
 	}))
 	require.NoError(t, err)
 	c.finish()
@@ -22,8 +24,10 @@ func TestLoadConfig(t *testing.T) {
 	require.Equal(t, time.Second, c.FlushInterval)
 	require.Len(t, c.MasterKey, 32)
 	require.EqualValues(t, 12, c.Partitions)
+	require.Equal(t, "/etc/gateway/prices.json", c.PricesFile)
 	require.Equal(t, "data/lake", c.LakeDir)
 	require.False(t, c.embedded())
+	c.PricesFile = ""
 	require.NoError(t, c.Validate())
 }
 
@@ -42,6 +46,11 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	dir := t.TempDir()
+	goodPrices := filepath.Join(dir, "prices.json")
+	require.NoError(t, os.WriteFile(goodPrices, []byte(`{"openai": {"my-ft": {"input_per_million": 3, "output_per_million": 12}}}`), 0o600))
+	badPrices := filepath.Join(dir, "bad-prices.json")
+	require.NoError(t, os.WriteFile(badPrices, []byte(`{"openai": {"gpt-4o": {"input_per_million": -1, "output_per_million": 10}}}`), 0o600))
 	tests := []struct {
 		name    string
 		mutate  func(*config)
@@ -55,6 +64,12 @@ func TestConfigValidate(t *testing.T) {
 		{"demo on public addr", func(c *config) { c.Demo = true; c.Addr = "0.0.0.0:8080" }, "loopback"},
 		{"demo on localhost", func(c *config) { c.Demo = true; c.Addr = "localhost:8080" }, ""},
 		{"zero partitions", func(c *config) { c.Partitions = 0 }, "PARTITIONS"},
+		{"prices file", func(c *config) { c.PricesFile = goodPrices }, ""},
+		{"missing prices file", func(c *config) { c.PricesFile = filepath.Join(dir, "nope.json") }, "GATEWAY_PRICES_FILE"},
+		{"bad prices file", func(c *config) { c.PricesFile = badPrices }, "bad-prices.json: openai.gpt-4o: input_per_million"},
+		{"processor ignores prices", func(c *config) {
+			c.Role, c.KafkaBrokers, c.PricesFile = roleProcessor, []string{"k:9092"}, badPrices
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -150,8 +150,12 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return fmt.Errorf("start producer: %w", err)
 		}
 		defer producer.Close()
+		prices, err := cfg.prices().Table()
+		if err != nil {
+			return usageError{fmt.Errorf("GATEWAY_PRICES_FILE: %w", err)}
+		}
 		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey, ManagedKeys: cfg.ProviderKeys,
-			UpstreamURL: cfg.UpstreamURL, UpstreamTimeout: cfg.UpstreamTimeout}, httpapi.Deps{
+			UpstreamURL: cfg.UpstreamURL, UpstreamTimeout: cfg.UpstreamTimeout, Prices: prices}, httpapi.Deps{
 			Governance: gov,
 			Providers:  providers(cfg),
 			Store:      store,

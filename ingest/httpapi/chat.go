@@ -93,6 +93,10 @@ type chatResponse struct {
 	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
 
 	toolCalls []toolCall // recorded as child traces
+	// costUSD is the trace's cost_usd: the summed price of the request's LLM
+	// calls, 0 when the LLM was not called, nil when a call's model has no
+	// price. Not part of the answer (the spec's chat response has no cost).
+	costUSD *float64
 }
 
 type toolCall struct {
@@ -345,6 +349,7 @@ func (s *Server) postChat(c echo.Context) error {
 	if pre.Governance == governance.ActionBlock {
 		resp := s.chatDecision(requestID, model, start, pre, nil, false, llm.Usage{})
 		resp.Stage = string(governance.StagePre)
+		resp.costUSD = new(float64) // the LLM is never called: no LLM cost (spec 1)
 		if req.Stream {
 			return s.streamBlocked(c, app, tr, resp, pre.Findings)
 		}
@@ -361,6 +366,7 @@ func (s *Server) postChat(c echo.Context) error {
 		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, toolText)
 	}
 	var usage llm.Usage
+	var cost llmCost
 	var post governance.Decision
 	var toolCalls json.RawMessage
 	var answer string
@@ -371,6 +377,7 @@ func (s *Server) postChat(c echo.Context) error {
 		}
 		usage.PromptTokens += out.Usage.PromptTokens
 		usage.CompletionTokens += out.Usage.CompletionTokens
+		cost.add(s.callCost(provider, model, out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens))
 		answer = out.Content
 		toolCalls = out.ToolCalls
 		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: attempt < MaxRegenerations})
@@ -390,6 +397,7 @@ func (s *Server) postChat(c echo.Context) error {
 	regenerated := tr.Status == schemas.StatusRegenerated
 	final := post.Answer
 	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
+	resp.costUSD = cost.usd()
 	if regenerated && post.Governance == governance.ActionAllow {
 		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
 	}
@@ -405,6 +413,40 @@ func (s *Server) postChat(c echo.Context) error {
 		_ = json.Unmarshal(toolCalls, &resp.toolCalls)
 	}
 	return s.finishChat(c, app, tr, resp, findings, final)
+}
+
+// llmCost sums the cost of a request's LLM calls; unknown as soon as one
+// call's model has no price (a partial sum would understate it).
+type llmCost struct {
+	sum     float64
+	unknown bool
+}
+
+func (c *llmCost) add(usd float64, ok bool) {
+	c.sum += usd
+	c.unknown = c.unknown || !ok
+}
+
+// usd is the trace's cost_usd (nil: unknown).
+func (c llmCost) usd() *float64 {
+	if c.unknown {
+		return nil
+	}
+	v := c.sum
+	return &v
+}
+
+// callCost prices one LLM call from the configured table: the model the
+// vendor reported (the snapshot it billed, or the model behind an Azure
+// deployment) when it has a price, else the requested model. ok=false:
+// neither has a price, the cost stays null (never a guess).
+func (s *Server) callCost(provider, requested, reported string, promptTokens, completionTokens int64) (float64, bool) {
+	if reported != "" && !strings.EqualFold(reported, requested) {
+		if usd, ok := s.cfg.Prices.Cost(provider, reported, promptTokens, completionTokens); ok {
+			return usd, true
+		}
+	}
+	return s.cfg.Prices.Cost(provider, requested, promptTokens, completionTokens)
 }
 
 func withoutStage(f []governance.Finding, st governance.Stage) []governance.Finding {
@@ -486,6 +528,7 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 	tr.FinishedAt, tr.LatencyMs, tr.RiskScore = &finished, &lat, &risk
 	tr.PromptTokens, tr.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
+	tr.CostUSD = resp.costUSD
 	if tr.Status == "" || resp.Governance == governance.ActionBlock {
 		tr.Status = statusOf(resp.Governance)
 	}

@@ -146,14 +146,20 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		chunk.Choices[0].Delta.Role = "" // only the first chunk names the role
 	}
 	answer := text.String()
+	var cost llmCost
 	if usage.CompletionTokens == 0 && answer != "" {
-		// No usage chunk from the upstream: count words as an estimate.
+		// No usage chunk from the upstream: count words as an estimate,
+		// too rough to price (cost_usd stays null).
 		usage.CompletionTokens = int64(len(strings.Fields(answer)))
+		cost.unknown = true
+	} else {
+		cost.add(s.callCost(tr.Provider, tr.Model, "", usage.PromptTokens, usage.CompletionTokens))
 	}
 	post := pol.Verify(governance.Input{Answer: answer, ToolResult: toolText})
 	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
 	final := post.Answer
 	resp := s.chatDecision(tr.RequestID, tr.Model, tr.StartedAt, post, &final, toolText != "", usage)
+	resp.costUSD = cost.usd()
 	if resp.Governance != governance.ActionAllow {
 		resp.Stage = string(governance.StagePost)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -137,7 +139,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			tools = append(tools, contentText(m.Content))
 		}
 	}
-	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: "openai", Model: pr.Model,
+	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(), Model: pr.Model,
 		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID, Prompt: prompt, Status: schemas.StatusOK,
 		FinalDecision: "pass"}
 	// The effective mode prices the call (DESIGN.md 5: proxy billing).
@@ -164,6 +166,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 		pre := pol.Verify(governance.Input{Prompt: prompt, ToolResult: strings.Join(tools, "\n\n")})
 		findings = pre.Findings
 		if pre.Governance == governance.ActionBlock {
+			tr.CostUSD = new(float64) // the upstream is never called: no LLM cost
 			s.emitProxy(app, tr, findings, governance.ActionBlock, "")
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start))
 		}
@@ -190,8 +193,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 		s.emitProxy(app, tr, findings, "", "")
 		return writeUpstream(c, up, raw)
 	}
-	answer, usage := completionText(raw)
-	tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+	answer, usage, upModel := completionText(raw)
+	if usage != nil {
+		tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+		if usd, ok := s.callCost(tr.Provider, tr.Model, upModel, usage.PromptTokens, usage.CompletionTokens); ok {
+			tr.CostUSD = &usd
+		}
+	}
 	action := governance.Action("")
 	if mode == modeVerify || mode == modeFull {
 		post := pol.Verify(governance.Input{Answer: answer, ToolResult: strings.Join(tools, "\n\n")})
@@ -279,20 +287,34 @@ type proxyUsage struct {
 	CompletionTokens int64 `json:"completion_tokens"`
 }
 
-// completionText reads the answer text and usage of a chat.completion.
-func completionText(raw []byte) (string, proxyUsage) {
+// completionText reads the answer text, the usage (nil when the body has
+// none) and the model of a chat.completion.
+func completionText(raw []byte) (string, *proxyUsage, string) {
 	var r struct {
+		Model   string `json:"model"`
 		Choices []struct {
 			Message struct {
 				Content *string `json:"content"`
 			} `json:"message"`
 		} `json:"choices"`
-		Usage proxyUsage `json:"usage"`
+		Usage *proxyUsage `json:"usage"`
 	}
 	if json.Unmarshal(raw, &r) != nil || len(r.Choices) == 0 || r.Choices[0].Message.Content == nil {
-		return "", r.Usage
+		return "", r.Usage, r.Model
 	}
-	return *r.Choices[0].Message.Content, r.Usage
+	return *r.Choices[0].Message.Content, r.Usage, r.Model
+}
+
+// proxyProvider is the vendor of the proxy's upstream as its configured
+// integration id names it ("proxy:<vendor>", default proxy:openai): the
+// provider of proxied traces and of their prices. Anything else is openai,
+// whose chat-completions API the proxy speaks. X-Integration-Id (a
+// caller's dashboard tag) does not change it.
+func (s *Server) proxyProvider() string {
+	if v, ok := strings.CutPrefix(s.cfg.ProxyIntegrationID, "proxy:"); ok && slices.Contains(llm.Vendors(), v) {
+		return v
+	}
+	return llm.OpenAI
 }
 
 // replaceContent swaps choices[0].message.content, keeping everything else
@@ -348,7 +370,8 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(up.StatusCode)
 	var text strings.Builder
-	var usage proxyUsage
+	var usage *proxyUsage
+	var upModel string
 	var line []byte
 	rd := bufio.NewReaderSize(up.Body, 32<<10)
 	buf := make([]byte, 32<<10)
@@ -379,6 +402,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 					continue
 				}
 				var ch struct {
+					Model   string `json:"model"`
 					Choices []struct {
 						Delta struct {
 							Content string `json:"content"`
@@ -391,7 +415,10 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 						text.WriteString(ch.Choices[0].Delta.Content)
 					}
 					if ch.Usage != nil {
-						usage = *ch.Usage
+						usage = ch.Usage
+					}
+					if ch.Model != "" {
+						upModel = ch.Model
 					}
 				}
 			}
@@ -403,10 +430,21 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 			break
 		}
 	}
-	if usage.CompletionTokens == 0 && text.Len() > 0 {
-		usage.CompletionTokens = int64(len(strings.Fields(text.String()))) // estimate: no usage chunk was sent
+	switch {
+	case usage != nil && (usage.CompletionTokens > 0 || text.Len() == 0):
+		tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+		if usd, ok := s.callCost(tr.Provider, tr.Model, upModel, usage.PromptTokens, usage.CompletionTokens); ok {
+			tr.CostUSD = &usd
+		}
+	case text.Len() > 0:
+		// No usage chunk (the client did not ask for stream_options.
+		// include_usage): estimate the completion tokens by counting words,
+		// too rough to price (cost_usd stays null).
+		if usage != nil {
+			tr.PromptTokens = usage.PromptTokens
+		}
+		tr.CompletionTokens = int64(len(strings.Fields(text.String())))
 	}
-	tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
 	s.emitProxy(app, tr, findings, "", text.String())
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/pricing"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -88,6 +89,11 @@ type Config struct {
 	// MasterKey (32 bytes, GATEWAY_MASTER_KEY) seals BYOK LLM keys. Empty:
 	// BYOK keys are refused with 400.
 	MasterKey []byte
+	// Prices turns the token usage of Full Control and proxy calls into
+	// their traces' cost_usd (GATEWAY_PRICES_FILE merged over the built-in
+	// list prices). Nil: pricing.Default(). &pricing.Table{} knows no model:
+	// cost_usd stays null.
+	Prices *pricing.Table
 }
 
 // Defaults fills zero fields.
@@ -120,6 +126,9 @@ func (c *Config) Defaults() {
 	}
 	if c.ProxyIntegrationID == "" {
 		c.ProxyIntegrationID = "proxy:openai"
+	}
+	if c.Prices == nil {
+		c.Prices = pricing.Default()
 	}
 	def(&c.ConsoleTokenTTL, auth.ConsoleTokenTTL)
 	if c.BcryptCost == 0 {

@@ -27,8 +27,8 @@ var migrationFS embed.FS
 const migrationLockID int64 = 0x67777175657279
 
 var dialect = &sqlcore.Dialect{
-	Dollar:  true,
-	TimeArg: sqlcore.NativeTimeArg,
+	Dollar:        true,
+	TimeArg:       sqlcore.NativeTimeArg,
 	MetadataMatch: metadataMatch,
 	EpochBucket: func(col string, seconds int64) string {
 		return "floor(extract(epoch from " + col + ") / " + strconv.FormatInt(seconds, 10) + ")::bigint"

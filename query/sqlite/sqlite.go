@@ -16,8 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 

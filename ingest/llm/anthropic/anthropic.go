@@ -195,7 +195,6 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) }, 529)
 }
 
-
 // post sends a Messages API request and returns the response of a
 // successful status; the caller closes its body.
 func (a *Adapter) post(ctx context.Context, body []byte, cred llm.Credentials, stream bool) (*http.Response, error) {

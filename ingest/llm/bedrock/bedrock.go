@@ -188,7 +188,6 @@ func prepare(req llm.Request, cred llm.Credentials) (Keys, []byte, error) {
 	return keys, body, nil
 }
 
-
 // post sends a SigV4-signed request to the model's operation (converse,
 // converse-stream) and returns the response of a successful status; the
 // caller closes its body.

@@ -156,7 +156,6 @@ func (a *Adapter) endpoint(model, method string) string {
 		a.cfg.BaseURL, url.PathEscape(a.cfg.Project), url.PathEscape(a.cfg.Region), url.PathEscape(model), method)
 }
 
-
 func transport(ctx context.Context, err error) *llm.Error {
 	var ne net.Error
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
