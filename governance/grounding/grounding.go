@@ -8,9 +8,11 @@ package grounding
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -70,29 +72,10 @@ func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.6, 
 type quantity struct {
 	span  scan.Span
 	value float64
-	kind  byte     // '%' percent, '$' currency, 'y' year, 'n' plain
-	ctx   []string // up to 6 content words either side, computed on first use
-}
-
-func (q *quantity) context(toks []tok) []string {
-	if q.ctx == nil {
-		q.ctx = window(toks, q.span.Start, q.span.End)
-	}
-	return q.ctx
-}
-
-// overlap counts the words of a that b also has (contexts are short).
-func overlap(a, b []string) int {
-	n := 0
-	for _, x := range a {
-		for _, y := range b {
-			if x == y {
-				n++
-				break
-			}
-		}
-	}
-	return n
+	kind  byte // '%' percent, '$' currency, 'y' year, 'n' plain
+	// ctx is the range [c0, c1) of state.ctx holding the word ids of up to 6
+	// content words either side; c0 < 0 until computed.
+	c0, c1 int32
 }
 
 // Check compares answer with source. An empty source skips the check.
@@ -106,27 +89,32 @@ func (c *Checker) Check(answer, source string) Result {
 	if len(answer) > maxAnswerBytes {
 		answer = answer[:maxAnswerBytes]
 	}
-	src := index(source)
+	st := getState()
+	defer putState(st)
+	// Source words first: answer words looked up later find them.
+	st.stoks = st.tokenize(source, st.stoks[:0])
+	st.atoks = st.tokenize(answer, st.atoks[:0])
+	st.index(source)
 	var ev []Evidence
 	var fixes []fix
 	correctable := true
-	var atoks []tok
-	qs := quantities(answer)
-	if len(qs) > 0 {
-		atoks = tokens(answer)
+	st.anums = st.quantities(answer, st.anums[:0])
+	for i := range st.anums {
+		st.context(&st.anums[i], st.atoks)
 	}
-	for _, q := range qs {
-		q.context(atoks)
-		if src.hasValue(q) && !src.betterElsewhere(q) {
+	for i := range st.anums {
+		q := &st.anums[i]
+		st.scores(q)
+		if st.hasValue(q) && !st.betterElsewhere(q) {
 			continue
 		}
-		best, ambiguous := src.align(q)
+		best, ambiguous := st.align(q)
 		if best == nil {
 			continue // a number the source never discusses: left to the unsupported check
 		}
 		e := Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
 			SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End}, SourceText: source[best.span.Start:best.span.End]}
-		e.Reason = fmt.Sprintf("answer says %s but the source says %s", e.AnswerText, e.SourceText)
+		e.Reason = "answer says " + e.AnswerText + " but the source says " + e.SourceText
 		if ambiguous {
 			correctable = false
 			e.Reason += " (several source values fit)"
@@ -142,21 +130,27 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return r
 	}
-	if e, ok := src.contradiction(answer); ok {
+	if e, ok := st.contradiction(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: 0.75, Evidence: []Evidence{e}}
 	}
-	share, nwords, missing := src.unsupported(answer)
+	share, nwords, missing := st.unsupported()
 	threshold := c.LongThreshold
 	if nwords <= c.ShortWords {
 		threshold = c.ShortThreshold
 	}
-	if share >= threshold && len(missing) > 0 {
+	if share >= threshold && missing > 0 {
 		conf := math.Min(0.95, 0.55+share/2)
-		var evs []Evidence
-		for _, m := range missing {
-			evs = append(evs, Evidence{AnswerSpan: m, AnswerText: answer[m.Start:m.End], Reason: "not found in the source"})
+		evs := make([]Evidence, 0, min(missing, maxEvidence))
+		for _, t := range st.atoks {
+			if !t.missing {
+				continue
+			}
+			if len(evs) == maxEvidence {
+				break
+			}
+			evs = append(evs, Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end], Reason: "not found in the source"})
 		}
-		return Result{Mismatch: Unsupported, Confidence: conf, Evidence: capEv(evs)}
+		return Result{Mismatch: Unsupported, Confidence: conf, Evidence: evs}
 	}
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
@@ -189,11 +183,89 @@ func apply(s string, fixes []fix) string {
 	return b.String()
 }
 
-// quantities extracts normalised numbers with the content words around them.
-func quantities(text string) []quantity {
-	var out []quantity
-	locs := numberSpans(text, 256)
-	for _, l := range locs {
+// state is the scratch of one Check, pooled: word ids, tokens, numbers,
+// number contexts, and the source's sentence and number postings. Nothing
+// in a Result points into it.
+type state struct {
+	dict map[string]int32 // lower-cased word or stem -> id, per Check
+	strs []string         // id -> word
+	buf  []byte
+
+	stoks, atoks []tok
+	snums, anums []quantity
+	spans        [][2]int
+	ctx          []int32 // number contexts (word ids)
+	inSource     []bool  // by word id: a stem of the source (the vocabulary)
+
+	// Source numbers by context word: CSR offsets by word id and entries.
+	npOff, npList []int32
+	npBuilt       bool
+	score         []int32
+	hit           []uint64 // bitset of the source numbers with a score > 0
+
+	// Source numbers by distinct value: closeTo depends on values only, so
+	// an answer number is compared with each distinct value once.
+	vclass     []int32 // by source number
+	classOf    map[float64]int32
+	classClose []int8 // by class, for the current answer number: 0 unknown, 1 close, 2 not
+
+	// Source sentences, built on first use by the contradiction check.
+	sents           []sentence
+	sentWords       []int32 // unique word ids per sentence, by sentence ranges
+	postOff, post   []int32 // word id -> sentences holding it (CSR)
+	counts, touched []int32
+	set             []int32
+	mark            []uint32 // per word id: stamp of the last set it joined
+	stamp           uint32
+	sentSpans       []scan.Span
+}
+
+var statePool = sync.Pool{New: func() any {
+	return &state{dict: make(map[string]int32, 256), classOf: make(map[float64]int32, 64)}
+}}
+
+func getState() *state { return statePool.Get().(*state) }
+
+func putState(s *state) {
+	if len(s.dict) > 1<<14 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
+		return // an outsized input: let the scratch go rather than pin it
+	}
+	if s.stamp > 1<<30 {
+		clear(s.mark[:cap(s.mark)])
+		s.stamp = 0
+	}
+	clear(s.dict)
+	clear(s.classOf)
+	clear(s.strs)
+	s.strs = s.strs[:0]
+	s.npBuilt = false
+	s.sents = s.sents[:0]
+	s.ctx = s.ctx[:0]
+	statePool.Put(s)
+}
+
+func (s *state) intern(b []byte) int32 {
+	if id, ok := s.dict[string(b)]; ok {
+		return id
+	}
+	w := string(b)
+	id := int32(len(s.strs))
+	s.dict[w] = id
+	s.strs = append(s.strs, w)
+	return id
+}
+
+func (s *state) lookup(b []byte) int32 {
+	if id, ok := s.dict[string(b)]; ok {
+		return id
+	}
+	return -1
+}
+
+// quantities extracts normalised numbers.
+func (s *state) quantities(text string, out []quantity) []quantity {
+	s.spans = numberSpans(text, 256, s.spans[:0])
+	for _, l := range s.spans {
 		st, en := l[0], l[1]
 		if st > 0 && (isWordByte(text[st-1]) || text[st-1] == '.' && st > 1 && isDigit(text[st-2])) {
 			continue // part of an identifier or a longer number
@@ -204,20 +276,59 @@ func quantities(text string) []quantity {
 			continue
 		}
 		// A currency word after the number ("12 dollars").
-		rest := strings.ToLower(text[en:min(len(text), en+10)])
-		if strings.HasPrefix(strings.TrimSpace(rest), "dollar") || strings.HasPrefix(strings.TrimSpace(rest), "usd") || strings.HasPrefix(strings.TrimSpace(rest), "euro") {
+		if currencyWordAfter(text[en:min(len(text), en+10)]) {
 			kind = '$'
 		}
-		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind})
+		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind, c0: -1})
 	}
 	return out
 }
 
+func currencyWordAfter(s string) bool {
+	if !isASCII(s) {
+		rest := strings.TrimSpace(strings.ToLower(s))
+		return strings.HasPrefix(rest, "dollar") || strings.HasPrefix(rest, "usd") || strings.HasPrefix(rest, "euro")
+	}
+	// ASCII: lower-casing keeps offsets, so trim and compare folded.
+	rest := strings.TrimSpace(s)
+	return hasPrefixFold(rest, "dollar") || hasPrefixFold(rest, "usd") || hasPrefixFold(rest, "euro")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPrefixFold: s starts with the lower-case ASCII prefix p, ignoring the
+// case of ASCII letters of s.
+func hasPrefixFold(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var currencySigns = [...]string{"$", "€", "£", "¥"}
+
+var unitSuffixes = [...]string{"%", "per cent", "percent", "thousand", "million", "billion", "trillion", "mln", "mil", "mn", "bn", "k", "m", "b"}
+
 // numberSpans finds numbers by hand (a regexp here cost most of the
 // check): an optional currency sign, digits with optional thousands
 // commas and a decimal part, and an optional unit or scale word.
-func numberSpans(text string, limit int) [][2]int {
-	var out [][2]int
+func numberSpans(text string, limit int, out [][2]int) [][2]int {
 	for i := 0; i < len(text) && len(out) < limit; i++ {
 		if !isDigit(text[i]) {
 			continue
@@ -227,7 +338,7 @@ func numberSpans(text string, limit int) [][2]int {
 			continue
 		}
 		// Currency sign (possibly multi-byte) and one space before.
-		for _, sym := range []string{"$", "€", "£", "¥"} {
+		for _, sym := range currencySigns {
 			p := st
 			if p > 0 && text[p-1] == ' ' {
 				p--
@@ -255,9 +366,20 @@ func numberSpans(text string, limit int) [][2]int {
 		if k < len(text) && text[k] == ' ' {
 			k++
 		}
-		rest := strings.ToLower(text[k:min(len(text), k+9)])
-		for _, suf := range []string{"%", "per cent", "percent", "thousand", "million", "billion", "trillion", "mln", "mil", "mn", "bn", "k", "m", "b"} {
-			if strings.HasPrefix(rest, suf) {
+		raw := text[k:min(len(text), k+9)]
+		ascii := isASCII(raw)
+		var rest string
+		if !ascii {
+			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
+		}
+		for _, suf := range unitSuffixes {
+			var has bool
+			if ascii {
+				has = hasPrefixFold(raw, suf)
+			} else {
+				has = strings.HasPrefix(rest, suf)
+			}
+			if has {
 				e := k + len(suf)
 				if suf == "%" || e == len(text) || !isWordByte(text[e]) {
 					if suf == "%" && k != j {
@@ -282,6 +404,11 @@ func parseFloat(s string) (float64, error) {
 	return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
 }
 
+var scaleSuffixes = [...]struct {
+	w string
+	m float64
+}{{"per cent", 1}, {"percent", 1}, {"%", 1}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12}, {"mln", 1e6}, {"mil", 1e6}, {"mn", 1e6}, {"bn", 1e9}, {"k", 1e3}, {"m", 1e6}, {"b", 1e9}}
+
 // parseQuantity normalises "1.2 million", "1,200,000", "$1.2M", "12%".
 func parseQuantity(raw string) (float64, byte, bool) {
 	kind := byte('n')
@@ -292,10 +419,7 @@ func parseQuantity(raw string) (float64, byte, bool) {
 	}
 	l := strings.ToLower(s)
 	mult := 1.0
-	for _, suf := range []struct {
-		w string
-		m float64
-	}{{"per cent", 1}, {"percent", 1}, {"%", 1}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12}, {"mln", 1e6}, {"mil", 1e6}, {"mn", 1e6}, {"bn", 1e9}, {"k", 1e3}, {"m", 1e6}, {"b", 1e9}} {
+	for _, suf := range scaleSuffixes {
 		if strings.HasSuffix(l, suf.w) {
 			if suf.w == "%" || strings.Contains(suf.w, "cent") {
 				kind = '%'
@@ -316,77 +440,119 @@ func parseQuantity(raw string) (float64, byte, bool) {
 	return v, kind, true
 }
 
-// window returns the content words within 6 words of [st, en).
-func window(toks []tok, st, en int) []string {
+// context computes q's context: the content words within 6 words of its
+// span (and 80 bytes).
+func (s *state) context(q *quantity, toks []tok) {
+	if q.c0 >= 0 {
+		return
+	}
+	st, en := q.span.Start, q.span.End
 	i := sort.Search(len(toks), func(k int) bool { return toks[k].start >= st })
-	out := make([]string, 0, 12)
+	q.c0 = int32(len(s.ctx))
 	for k := max(0, i-6); k < i; k++ {
 		if st-toks[k].start <= 80 {
-			out = append(out, toks[k].w)
+			s.ctx = append(s.ctx, toks[k].id)
 		}
 	}
 	for k := i; k < len(toks) && k < i+6+1; k++ {
 		if toks[k].start >= en && toks[k].start-en <= 80 {
-			out = append(out, toks[k].w)
+			s.ctx = append(s.ctx, toks[k].id)
 		}
 	}
-	return out
+	q.c1 = int32(len(s.ctx))
 }
 
-// tok is a content word (lower-cased, stemmed) and its byte offset.
+// tok is a content word: its span, the id of its lower-cased stem, the id
+// of the lower-cased word itself (-1 when the source does not have it), its
+// weight for the unsupported share, and whether the source lacks it.
 type tok struct {
-	start int
-	w     string
+	start, end int
+	id, full   int32
+	upper      bool
+	missing    bool
 }
 
-// tokens returns the content words of text with their offsets, in one pass.
-func tokens(text string) []tok {
-	var out []tok
-	var buf []byte
+// tokenize appends the content words of text with their offsets, in one
+// pass: runs of letters and apostrophes starting with a letter, lower-cased,
+// apostrophes trimmed, stop words and one-letter words dropped, stemmed.
+func (s *state) tokenize(text string, out []tok) []tok {
+	buf := s.buf
 	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsLetter(r) {
-			i += n
-			continue
+		c := text[i]
+		var first rune
+		if c < utf8.RuneSelf {
+			if !asciiLetter(c) {
+				i++
+				continue
+			}
+			first = rune(c)
+		} else {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) {
+				i += n
+				continue
+			}
+			first = r
 		}
 		st := i
 		buf = buf[:0]
 		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if asciiLetter(c) {
+					buf = append(buf, c|0x20)
+				} else if c == '\'' {
+					buf = append(buf, c)
+				} else {
+					break
+				}
+				i++
+				continue
+			}
 			r, n := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) && r != '\'' {
+			if !unicode.IsLetter(r) {
 				break
 			}
-			if r < utf8.RuneSelf {
-				buf = append(buf, byte(unicode.ToLower(r)))
-			} else {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 			i += n
 		}
-		w := strings.Trim(string(buf), "'")
-		if len(w) < 2 || stop[w] {
+		w := buf
+		for len(w) > 0 && w[0] == '\'' {
+			w = w[1:]
+		}
+		for len(w) > 0 && w[len(w)-1] == '\'' {
+			w = w[:len(w)-1]
+		}
+		if len(w) < 2 || stop[string(w)] {
 			continue
 		}
-		out = append(out, tok{st, stem(w)})
+		sw := stemBytes(w)
+		id := s.intern(sw)
+		full := id
+		if len(sw) != len(w) {
+			full = s.lookup(w)
+		}
+		out = append(out, tok{start: st, end: i, id: id, full: full, upper: unicode.IsUpper(first)})
 	}
+	s.buf = buf
 	return out
 }
 
-// words returns lower-cased, crudely stemmed content words.
-func words(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
-		w = strings.ToLower(strings.Trim(w, "'"))
-		if len(w) < 2 || stop[w] {
-			continue
+func asciiLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
+
+var stemSuffixes = [...]string{"ing", "ed", "es", "s", "'s"}
+
+func stemBytes(w []byte) []byte {
+	for _, suf := range stemSuffixes {
+		if len(w) > len(suf)+3 && string(w[len(w)-len(suf):]) == suf {
+			return w[:len(w)-len(suf)]
 		}
-		out = append(out, stem(w))
 	}
-	return out
+	return w
 }
 
 func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s", "'s"} {
+	for _, suf := range stemSuffixes {
 		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}
@@ -409,53 +575,155 @@ var stop = func() map[string]bool {
 }()
 
 type sentence struct {
-	span  scan.Span
-	words map[string]bool
-	neg   int
+	span   scan.Span
+	w0, w1 int32 // its unique word ids: sentWords[w0:w1]
+	neg    int
 }
 
-type srcIndex struct {
-	text  string
-	vocab map[string]bool
-	nums  []quantity
-	sents []sentence
-	post  map[string][]int32 // word -> sentences holding it
-	toks  []tok              // content words with offsets, for number contexts
-	// numPost maps a context word to the source numbers whose context has
-	// it; score is the reused per-number counter of scores.
-	numPost map[string][]int32
-	score   []int32
+func (s *state) sentHas(st *sentence, id int32) bool {
+	for _, w := range s.sentWords[st.w0:st.w1] {
+		if w == id {
+			return true
+		}
+	}
+	return false
 }
 
-func index(source string) *srcIndex {
-	ix := &srcIndex{text: source, vocab: map[string]bool{}, nums: quantities(source), post: map[string][]int32{}}
-	if len(ix.nums) > 0 {
-		ix.toks = tokens(source)
+// index prepares the source: its vocabulary and its numbers with their
+// contexts. Sentences are built on first use (sourceSentences).
+func (s *state) index(source string) {
+	n := len(s.strs)
+	s.inSource = growBools(s.inSource, n)
+	for _, t := range s.stoks {
+		s.inSource[t.id] = true
 	}
-	for _, sp := range sentences(source) {
-		ws := map[string]bool{}
-		for _, w := range words(source[sp.Start:sp.End]) {
-			ws[w] = true
-			ix.vocab[w] = true
+	s.snums = s.quantities(source, s.snums[:0])
+	s.vclass = s.vclass[:0]
+	for i := range s.snums {
+		v := s.snums[i].value
+		c, ok := s.classOf[v]
+		if !ok {
+			c = int32(len(s.classOf))
+			s.classOf[v] = c
 		}
-		if len(ix.sents) < maxSentences {
-			id := int32(len(ix.sents))
-			for w := range ws {
-				ix.post[w] = append(ix.post[w], id)
-			}
-			ix.sents = append(ix.sents, sentence{span: sp, words: ws, neg: -1})
-		}
+		s.vclass = append(s.vclass, c)
 	}
-	return ix
+	if cap(s.classClose) < len(s.classOf) {
+		s.classClose = make([]int8, len(s.classOf))
+	}
+	s.classClose = s.classClose[:len(s.classOf)]
+	s.hit = growUint64(s.hit, (len(s.snums)+63)/64)
 }
+
+func growUint64(b []uint64, n int) []uint64 {
+	if cap(b) < n {
+		return make([]uint64, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// closeQ is closeTo(q.value, source number i's value) for the answer number
+// whose scores were computed last.
+func (s *state) closeQ(q *quantity, i int) bool {
+	c := s.vclass[i]
+	v := s.classClose[c]
+	if v == 0 {
+		v = 2
+		if closeTo(q.value, s.snums[i].value) {
+			v = 1
+		}
+		s.classClose[c] = v
+	}
+	return v == 1
+}
+
+func growBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n, n+n/4)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+func growInt32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n, n+n/4)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+func (s *state) vocab(id int32) bool { return id >= 0 && int(id) < len(s.inSource) && s.inSource[id] }
 
 // maxSentences bounds the source sentences the contradiction check aligns.
 const maxSentences = 2000
 
+// sourceSentences splits the source into sentences with their unique words
+// and the postings word -> sentences.
+func (s *state) sourceSentences(source string) {
+	s.sentSpans = sentences(source, s.sentSpans[:0])
+	s.sents = s.sents[:0]
+	s.sentWords = s.sentWords[:0]
+	s.mark = growMarks(s.mark, len(s.strs))
+	k := 0
+	for _, sp := range s.sentSpans {
+		if len(s.sents) == maxSentences {
+			break
+		}
+		s.stamp++
+		w0 := int32(len(s.sentWords))
+		for k < len(s.stoks) && s.stoks[k].start < sp.End {
+			if id := s.stoks[k].id; s.mark[id] != s.stamp {
+				s.mark[id] = s.stamp
+				s.sentWords = append(s.sentWords, id)
+			}
+			k++
+		}
+		s.sents = append(s.sents, sentence{span: sp, w0: w0, w1: int32(len(s.sentWords)), neg: -1})
+	}
+	n := len(s.strs)
+	s.postOff = growInt32(s.postOff, n+1)
+	for _, id := range s.sentWords {
+		s.postOff[id+1]++
+	}
+	for i := 1; i <= n; i++ {
+		s.postOff[i] += s.postOff[i-1]
+	}
+	s.post = growInt32(s.post, len(s.sentWords))
+	fill := s.counts[:0]
+	fill = append(fill, s.postOff[:n]...)
+	for si := range s.sents {
+		for _, id := range s.sentWords[s.sents[si].w0:s.sents[si].w1] {
+			s.post[fill[id]] = int32(si)
+			fill[id]++
+		}
+	}
+	s.counts = fill
+}
+
+func growMarks(m []uint32, n int) []uint32 {
+	if cap(m) < n {
+		return make([]uint32, n, n+n/4)
+	}
+	return m[:n] // stamps only grow: old marks never match a new stamp
+}
+
+func (s *state) postings(id int32) []int32 {
+	if int(id)+1 >= len(s.postOff) {
+		return nil
+	}
+	return s.post[s.postOff[id]:s.postOff[id+1]]
+}
+
 // hasValue: the source states the same quantity (rounding tolerated).
-func (ix *srcIndex) hasValue(q quantity) bool {
-	for _, s := range ix.nums {
-		if closeTo(q.value, s.value) && compatible(q.kind, s.kind) {
+func (s *state) hasValue(q *quantity) bool {
+	for i := range s.snums {
+		n := &s.snums[i]
+		if s.closeQ(q, i) && compatible(q.kind, n.kind) {
 			return true
 		}
 	}
@@ -487,70 +755,114 @@ func closeTo(a, b float64) bool {
 // context; a source number with a different value shares clearly more
 // context words with the answer's (at least 3, and 3 more), so the
 // answer most likely changed it ("refund within 50 days" where the source
-// says "within 100 days" and mentions 50 elsewhere).
-func (ix *srcIndex) betterElsewhere(q quantity) bool {
+// says "within 100 days" and mentions 50 elsewhere). It reads the scores
+// of q (scores must have run for q).
+func (s *state) betterElsewhere(q *quantity) bool {
 	same, diff := 0, 0
-	for id, score := range ix.scores(q) {
-		s := &ix.nums[id]
-		if score == 0 || !compatible(q.kind, s.kind) {
-			continue
-		}
-		if closeTo(q.value, s.value) {
-			same = max(same, int(score))
-		} else {
-			diff = max(diff, int(score))
+	for wi, word := range s.hit {
+		for word != 0 {
+			id := wi*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			n := &s.snums[id]
+			score := s.score[id]
+			if !compatible(q.kind, n.kind) {
+				continue
+			}
+			if s.closeQ(q, id) {
+				same = max(same, int(score))
+			} else {
+				diff = max(diff, int(score))
+			}
 		}
 	}
 	return diff >= 3 && diff >= same+3
 }
 
-// scores returns, per source number, how many of q's context words its
-// context shares, using an inverted index built on first use.
-func (ix *srcIndex) scores(q quantity) []int32 {
-	if ix.numPost == nil {
-		ix.numPost = map[string][]int32{}
-		for i := range ix.nums {
-			seen := map[string]bool{}
-			for _, w := range ix.nums[i].context(ix.toks) {
-				if !seen[w] {
-					seen[w] = true
-					ix.numPost[w] = append(ix.numPost[w], int32(i))
+// scores sets s.score: per source number, how many of q's distinct context
+// words its context shares, using postings built on first use.
+func (s *state) scores(q *quantity) {
+	if !s.npBuilt {
+		s.npBuilt = true
+		n := len(s.strs)
+		s.npOff = growInt32(s.npOff, n+1)
+		s.mark = growMarks(s.mark, n)
+		// Count, then fill: each number once per distinct context word.
+		for pass := 0; pass < 2; pass++ {
+			for i := range s.snums {
+				s.context(&s.snums[i], s.stoks)
+				s.stamp++
+				for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
+					if s.mark[w] == s.stamp {
+						continue
+					}
+					s.mark[w] = s.stamp
+					if pass == 0 {
+						s.npOff[w+1]++
+					} else {
+						s.npList[s.counts[w]] = int32(i)
+						s.counts[w]++
+					}
 				}
 			}
+			if pass == 0 {
+				for i := 1; i <= n; i++ {
+					s.npOff[i] += s.npOff[i-1]
+				}
+				s.npList = growInt32(s.npList, int(s.npOff[n]))
+				s.counts = append(s.counts[:0], s.npOff[:n]...)
+			}
 		}
-		ix.score = make([]int32, len(ix.nums))
+		s.score = growInt32(s.score, len(s.snums))
 	}
-	clear(ix.score)
-	seen := map[string]bool{}
-	for _, w := range q.ctx {
-		if seen[w] {
+	for wi, word := range s.hit {
+		for word != 0 {
+			s.score[wi*64+bits.TrailingZeros64(word)] = 0
+			word &= word - 1
+		}
+	}
+	clear(s.hit)
+	clear(s.classClose)
+	ctx := s.ctx[q.c0:q.c1]
+	for k, w := range ctx {
+		dup := false
+		for _, x := range ctx[:k] {
+			if x == w {
+				dup = true
+				break
+			}
+		}
+		if dup || int(w)+1 >= len(s.npOff) {
 			continue
 		}
-		seen[w] = true
-		for _, id := range ix.numPost[w] {
-			ix.score[id]++
+		for _, id := range s.npList[s.npOff[w]:s.npOff[w+1]] {
+			s.score[id]++
+			s.hit[id>>6] |= 1 << (id & 63)
 		}
 	}
-	return ix.score
 }
 
 // align finds the source quantity the answer's number talks about: same
 // kind, most shared context words (at least one). ambiguous when another
-// candidate with a different value ties.
-func (ix *srcIndex) align(q quantity) (*quantity, bool) {
+// candidate with a different value ties. It reads the scores of q.
+func (s *state) align(q *quantity) (*quantity, bool) {
 	var best *quantity
 	bestScore, ties := 0, 0
-	for i, sc := range ix.scores(q) {
-		s := &ix.nums[i]
-		score := int(sc)
-		if !compatible(q.kind, s.kind) || (q.kind == 'y') != (s.kind == 'y') {
-			continue
-		}
-		switch {
-		case score > bestScore:
-			best, bestScore, ties = s, score, 0
-		case score == bestScore && score > 0 && !closeTo(s.value, best.value):
-			ties++
+	// Numbers with no shared word change nothing: visit the others in order.
+	for wi, word := range s.hit {
+		for word != 0 {
+			i := wi*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			n := &s.snums[i]
+			score := int(s.score[i])
+			if !compatible(q.kind, n.kind) || (q.kind == 'y') != (n.kind == 'y') {
+				continue
+			}
+			switch {
+			case score > bestScore:
+				best, bestScore, ties = n, score, 0
+			case score == bestScore && score > 0 && !closeTo(n.value, best.value):
+				ties++
+			}
 		}
 	}
 	if bestScore < 1 {
@@ -563,17 +875,43 @@ var negWords = map[string]bool{"not": true, "no": true, "never": true, "none": t
 	"neither": true, "nor": true, "without": true, "cannot": true, "fail": true, "fails": true, "failed": true,
 	"refuse": true, "refused": true, "refuses": true}
 
-// negations counts negation words and "n't" contractions.
-func negations(s string) int {
+// negations counts negation words and "n't" contractions: words are runs
+// of letters and apostrophes (’ included), lower-cased.
+func negations(s string, buf []byte) (int, []byte) {
 	n := 0
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
-		w = strings.ToLower(w)
-		if negWords[w] || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t") {
+	for i := 0; i < len(s); {
+		r, sz := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, sz = utf8.DecodeRuneInString(s[i:])
+		}
+		if !negWordRune(r) {
+			i += sz
+			continue
+		}
+		buf = buf[:0]
+		for i < len(s) {
+			r, sz := rune(s[i]), 1
+			if r >= utf8.RuneSelf {
+				r, sz = utf8.DecodeRuneInString(s[i:])
+			}
+			if !negWordRune(r) {
+				break
+			}
+			if r < utf8.RuneSelf {
+				buf = append(buf, byte(unicode.ToLower(r)))
+			} else {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			i += sz
+		}
+		if negWords[string(buf)] || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
 			n++
 		}
 	}
-	return n
+	return n, buf
 }
+
+func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
 var antonyms = func() map[string]string {
 	pairs := [][2]string{{"increase", "decrease"}, {"rise", "fall"}, {"higher", "lower"}, {"more", "less"}, {"gain", "loss"},
@@ -594,51 +932,77 @@ var antonyms = func() map[string]string {
 // contradiction aligns each answer sentence with its most similar source
 // sentence; a different number of negations, or an antonym of a source word
 // the answer uses instead, is a contradiction.
-func (ix *srcIndex) contradiction(answer string) (Evidence, bool) {
-	counts := make([]int32, len(ix.sents)) // shared words per source sentence
-	var touched []int32
-	for _, sp := range sentences(answer) {
-		aw := words(answer[sp.Start:sp.End])
+func (s *state) contradiction(answer, source string) (Evidence, bool) {
+	built := false
+	var aspans []scan.Span
+	aspans = sentences(answer, aspans)
+	k := 0
+	for _, sp := range aspans {
+		// The answer sentence's words: its tokens (they never cross a
+		// sentence end), at least 3 of them, and their distinct ids.
+		k0 := k
+		for k < len(s.atoks) && s.atoks[k].start < sp.End {
+			k++
+		}
+		aw := s.atoks[k0:k]
 		if len(aw) < 3 {
 			continue
 		}
-		set := map[string]bool{}
-		for _, w := range aw {
-			set[w] = true
+		if !built {
+			built = true
+			s.sourceSentences(source)
+			s.counts = growInt32(s.counts, len(s.sents))
+			s.mark = growMarks(s.mark, len(s.strs))
 		}
-		touched = touched[:0]
-		for w := range set {
-			for _, id := range ix.post[w] {
-				if counts[id] == 0 {
-					touched = append(touched, id)
-				}
-				counts[id]++
+		s.stamp++
+		set := s.set[:0]
+		for _, t := range aw {
+			if s.mark[t.id] != s.stamp {
+				s.mark[t.id] = s.stamp
+				set = append(set, t.id)
 			}
 		}
+		s.set = set
+		touched := s.touched[:0]
+		for _, w := range set {
+			for _, id := range s.postings(w) {
+				if s.counts[id] == 0 {
+					touched = append(touched, id)
+				}
+				s.counts[id]++
+			}
+		}
+		s.touched = touched
 		var best *sentence
 		bestSim, bestID := 0.0, int32(-1)
 		for _, id := range touched {
-			sim := float64(counts[id]) / float64(len(set))
-			counts[id] = 0
+			sim := float64(s.counts[id]) / float64(len(set))
+			s.counts[id] = 0
 			if sim > bestSim || sim == bestSim && id < bestID {
-				best, bestSim, bestID = &ix.sents[id], sim, id
+				best, bestSim, bestID = &s.sents[id], sim, id
 			}
 		}
 		if best == nil || bestSim < 0.6 {
 			continue
 		}
-		srcText := ix.text[best.span.Start:best.span.End]
+		srcText := source[best.span.Start:best.span.End]
 		if best.neg < 0 {
-			best.neg = negations(srcText)
+			best.neg, s.buf = negations(srcText, s.buf)
 		}
-		if an := negations(answer[sp.Start:sp.End]); (an > 0) != (best.neg > 0) {
+		var an int
+		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
 		}
-		for w := range set {
-			if ant, ok := antonyms[w]; ok && best.words[ant] && !best.words[w] {
+		for _, w := range set {
+			word := s.strs[w]
+			ant, ok := antonyms[word]
+			if !ok {
+				continue
+			}
+			if aid, ok := s.dict[ant]; ok && s.sentHas(best, aid) && !s.sentHas(best, w) {
 				return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
-					SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", w, ant)}, true
+					SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", word, ant)}, true
 			}
 		}
 	}
@@ -646,50 +1010,32 @@ func (ix *srcIndex) contradiction(answer string) (Evidence, bool) {
 }
 
 // unsupported returns the weighted share of answer content words absent
-// from the source, the number of content words, and the missing spans.
-func (ix *srcIndex) unsupported(answer string) (float64, int, []scan.Span) {
-	total, miss, count := 0.0, 0.0, 0
-	var spans []scan.Span
-	i := 0
-	for i < len(answer) {
-		r, n := utf8.DecodeRuneInString(answer[i:])
-		if !unicode.IsLetter(r) {
-			i += n
-			continue
-		}
-		st := i
-		for i < len(answer) {
-			r, n := utf8.DecodeRuneInString(answer[i:])
-			if !unicode.IsLetter(r) && r != '\'' {
-				break
-			}
-			i += n
-		}
-		raw := answer[st:i]
-		w := strings.ToLower(strings.Trim(raw, "'"))
-		if len(w) < 2 || stop[w] {
-			continue
-		}
+// from the source and the number of content words, and marks the missing
+// tokens; the third value counts them.
+func (s *state) unsupported() (float64, int, int) {
+	total, miss, count, nmiss := 0.0, 0.0, 0, 0
+	for i := range s.atoks {
+		t := &s.atoks[i]
 		count++
 		weight := 1.0
-		if r, _ := utf8.DecodeRuneInString(raw); unicode.IsUpper(r) {
+		if t.upper {
 			weight = 2 // names carry the facts
 		}
 		total += weight
-		if !ix.vocab[stem(w)] && !ix.vocab[w] {
+		if !s.vocab(t.id) && !s.vocab(t.full) {
 			miss += weight
-			spans = append(spans, scan.Span{Start: st, End: i})
+			t.missing = true
+			nmiss++
 		}
 	}
 	if total == 0 {
-		return 0, 0, nil
+		return 0, 0, 0
 	}
-	return miss / total, count, spans
+	return miss / total, count, nmiss
 }
 
 // sentences splits on . ! ? and newlines (not inside numbers).
-func sentences(s string) []scan.Span {
-	var out []scan.Span
+func sentences(s string, out []scan.Span) []scan.Span {
 	st := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -101,3 +101,25 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestPooledStateReuse: a Check's result does not depend on what earlier
+// Checks left in the pooled scratch.
+func TestPooledStateReuse(t *testing.T) {
+	c := New()
+	cases := [][2]string{
+		{"Revenue grew 15% in 2024.", "In 2024 revenue grew 12% year over year."},
+		{"The refund was not approved.", "The refund was approved by the bank on Monday."},
+		{"Zorblax Corp acquired Quintel for $3 billion.", "The company reported revenue of $4.2 million."},
+		{strings.Repeat("Sales rose 12% to $4.2 million with 85 staff. ", 40), strings.Repeat("Sales rose 12% to $4.2 million; the firm has 85 staff in 3 offices. ", 150)},
+		{"Ünïcode Ärger stieg um 5 Prozent.", "Der Ärger stieg um 7 Prozent im Jahr 2023."},
+	}
+	first := make([]Result, len(cases))
+	for i, cs := range cases {
+		first[i] = c.Check(cs[0], cs[1])
+	}
+	for round := 0; round < 3; round++ {
+		for i := len(cases) - 1; i >= 0; i-- {
+			require.Equal(t, first[i], c.Check(cases[i][0], cases[i][1]), "case %d", i)
+		}
+	}
+}

@@ -159,25 +159,83 @@ func bucket3(a, b, c string) uint32 {
 // heuristic signals (each its own feature, so the model learns their
 // weights).
 func Features(norm string, signals []string) []uint32 {
+	out, _ := appendFeatures(nil, nil, norm, signals)
+	return out
+}
+
+// isFeatureWordRune: words are runs of letters, digits and apostrophes.
+func isFeatureWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
+}
+
+// appendFeatures is Features into reusable buffers: out receives the
+// features, compact is scratch for the words joined by single spaces. No
+// word slice or bigram string is built.
+func appendFeatures(out []uint32, compact []byte, norm string, signals []string) ([]uint32, []byte) {
 	if len(norm) > maxFeatureBytes {
 		norm = norm[:maxFeatureBytes]
 	}
-	out := make([]uint32, 0, len(norm)/2+len(signals)+8)
-	words := strings.FieldsFunc(norm, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
-	prev := "<s>"
-	for _, w := range words {
-		out = append(out, bucket3("w:", w, ""), bucket3("b:", prev+" ", w))
-		prev = w
+	if out == nil {
+		out = make([]uint32, 0, len(norm)/2+len(signals)+8)
 	}
-	compact := strings.Join(words, " ")
+	compact = compact[:0]
+	hw := fnvAdd(fnvOffset, "w:")
+	hb := fnvAdd(fnvOffset, "b:")
+	prev := "<s>"
+	for i := 0; i < len(norm); {
+		// Skip separators.
+		c := norm[i]
+		if c < utf8.RuneSelf {
+			if !asciiWordByte(c) {
+				i++
+				continue
+			}
+		} else if r, n := utf8.DecodeRuneInString(norm[i:]); !isFeatureWordRune(r) {
+			i += n
+			continue
+		}
+		st := i
+		for i < len(norm) {
+			c := norm[i]
+			if c < utf8.RuneSelf {
+				if !asciiWordByte(c) {
+					break
+				}
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(norm[i:])
+			if !isFeatureWordRune(r) {
+				break
+			}
+			i += n
+		}
+		w := norm[st:i]
+		out = append(out, fnvAdd(hw, w)%Dims, fnvAdd(fnvAdd(fnvAdd(hb, prev), " "), w)%Dims)
+		prev = w
+		if len(compact) > 0 {
+			compact = append(compact, ' ')
+		}
+		compact = append(compact, w...)
+	}
+	hc := fnvAdd(fnvOffset, "c:")
 	for i := 0; i+4 <= len(compact); i++ {
-		out = append(out, bucket3("c:", compact[i:i+4], ""))
+		h := hc
+		for _, b := range compact[i : i+4] {
+			h ^= uint32(b)
+			h *= fnvPrime
+		}
+		out = append(out, h%Dims)
 	}
 	for _, s := range signals {
 		out = append(out, bucket3("h:", s, ""))
 	}
 	out = append(out, bucket("bias"))
-	return out
+	return out, compact
+}
+
+func asciiWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\''
 }
 
 // Signal patterns: the structure and phrases of known attack families. They
@@ -241,6 +299,19 @@ type trigRef struct {
 // substrings. Read-only after package initialisation.
 var triggerIndex, symbolTriggers = buildTriggers()
 
+// triggerShape has bit n of entry c set when some key of triggerIndex
+// starts with byte c and is n bytes long (n < 32): most words fail this
+// before any map lookup.
+var triggerShape = func() (t [256]uint32) {
+	for k := range triggerIndex {
+		if len(k) >= 32 {
+			panic("injection: trigger word too long for triggerShape: " + k)
+		}
+		t[k[0]] |= 1 << len(k)
+	}
+	return t
+}()
+
 func buildTriggers() (map[string][]trigRef, []trigRef) {
 	idx := map[string][]trigRef{}
 	var sym []trigRef
@@ -298,6 +369,10 @@ func matchSignals(text string, out []string) []string {
 		j := i
 		for j < len(text) && wordByte(text[j]) {
 			j++
+		}
+		if n := j - i; n >= 32 || triggerShape[text[i]]&(1<<n) == 0 {
+			i = j
+			continue
 		}
 		for _, t := range triggerIndex[text[i:j]] {
 			if len(t.phrase) == j-i || strings.HasPrefix(text[i:], t.phrase) {

@@ -11,6 +11,7 @@ package injection
 import (
 	_ "embed"
 	"fmt"
+	"sync"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -60,12 +61,24 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 func (s *Scanner) Score(text string) (float64, []string) {
 	n := Normalize(text)
 	sig := Signals(text, n)
-	p := s.m.Score(Features(n, sig))
+	sc := scratchPool.Get().(*scratch)
+	sc.feats, sc.compact = appendFeatures(sc.feats[:0], sc.compact, n, sig)
+	p := s.m.Score(sc.feats)
+	if cap(sc.feats) <= 1<<16 {
+		scratchPool.Put(sc)
+	}
 	if len(sig) == 0 {
 		p = max(0, (p-NoSignalFloor)/(1-NoSignalFloor))
 	}
 	return p, sig
 }
+
+type scratch struct {
+	feats   []uint32
+	compact []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{feats: make([]uint32, 0, 1024)} }}
 
 // NoSignalFloor is the share of the model's probability scale ignored when
 // no heuristic signal fired.

@@ -70,13 +70,134 @@ type Scanner struct{}
 // New returns a scanner.
 func New() *Scanner { return &Scanner{} }
 
+// highEntropyGate gates highEntropyRE; it is rule number len(rules) of the
+// gate table.
+var highEntropyGate = rule{gates: []string{"key", "token", "secret", "password", "passwd", "credential", "auth", "bearer"}, foldGates: true}
+
+type gateRef struct {
+	gate string // lower-cased when fold
+	rule int
+	fold bool
+}
+
+// gateTable lists, by the text byte a gate can start with, the gates that
+// start with it (folded gates under both cases of their first letter), so
+// one pass over the text checks every gate.
+var gateTable = func() (t [256][]gateRef) {
+	if len(rules)+1 > maxRules {
+		panic("secrets: raise maxRules")
+	}
+	all := append(append([]rule(nil), rules...), highEntropyGate)
+	for i, r := range all {
+		for _, g := range r.gates {
+			if r.foldGates {
+				g = strings.ToLower(g)
+				t[g[0]] = append(t[g[0]], gateRef{g, i, true})
+				if c := g[0]; c >= 'a' && c <= 'z' {
+					t[c-'a'+'A'] = append(t[c-'a'+'A'], gateRef{g, i, true})
+				}
+				continue
+			}
+			t[g[0]] = append(t[g[0]], gateRef{g, i, false})
+		}
+	}
+	return t
+}()
+
+const maxRules = 32
+
+// gatePairs has bit (a<<8|b) set when some gate can start with the bytes a,
+// b: a cheap filter before gateTable.
+var gatePairs = func() (p [1 << 16 / 64]uint64) {
+	for _, refs := range gateTable {
+		for _, g := range refs {
+			if len(g.gate) < 2 {
+				panic("secrets: gates need two bytes")
+			}
+			a, b := g.gate[0], g.gate[1]
+			for _, x := range caseVariants(a, g.fold) {
+				for _, y := range caseVariants(b, g.fold) {
+					k := int(x)<<8 | int(y)
+					p[k>>6] |= 1 << (k & 63)
+				}
+			}
+		}
+	}
+	return p
+}()
+
+func caseVariants(c byte, fold bool) []byte {
+	if fold && c >= 'a' && c <= 'z' {
+		return []byte{c, c - 'a' + 'A'}
+	}
+	return []byte{c}
+}
+
+// openGates reports, per rule (and highEntropyGate last), whether one of its
+// gates occurs in text: what gated reports, in one pass over the text.
+func openGates(text string) (open [maxRules]bool) {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	for i := 0; i+1 < len(text); i++ {
+		if k := int(text[i])<<8 | int(text[i+1]); gatePairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, g := range gateTable[text[i]] {
+			if open[g.rule] {
+				continue
+			}
+			if g.fold {
+				// ASCII folding equals strings.ToLower only on ASCII text.
+				if ascii && hasPrefixFold(text[i:], g.gate) {
+					open[g.rule] = true
+				}
+			} else if strings.HasPrefix(text[i:], g.gate) {
+				open[g.rule] = true
+			}
+		}
+	}
+	if !ascii {
+		var lower string
+		for i := range rules {
+			if rules[i].foldGates && !open[i] {
+				open[i] = gated(text, &lower, &rules[i])
+			}
+		}
+		open[len(rules)] = gated(text, &lower, &highEntropyGate)
+	}
+	return open
+}
+
+// hasPrefixFold: s starts with the lower-case ASCII p, ignoring the case
+// of ASCII letters in s.
+func hasPrefixFold(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Scan appends one hit per secret found in text.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
-	var lower string // computed once, only when a rule needs folded gates
 	n0 := len(dst)
+	open := openGates(text)
 	for i := range rules {
 		r := &rules[i]
-		if !gated(text, &lower, r) {
+		if !open[i] {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -91,7 +212,7 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 			dst = addHit(dst, n0, "secrets."+r.id, r.sev, r.conf, st, en)
 		}
 	}
-	if gated(text, &lower, &rule{gates: []string{"key", "token", "secret", "password", "passwd", "credential", "auth", "bearer"}, foldGates: true}) {
+	if open[len(rules)] {
 		for _, m := range highEntropyRE.FindAllStringSubmatchIndex(text, -1) {
 			st, en := m[2], m[3]
 			v := text[st:en]
