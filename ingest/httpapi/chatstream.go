@@ -13,6 +13,7 @@ import (
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/tokens"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -148,10 +149,25 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	answer := text.String()
 	var cost llmCost
 	if usage.CompletionTokens == 0 && answer != "" {
-		// No usage chunk from the upstream: count words as an estimate,
-		// too rough to price (cost_usd stays null).
-		usage.CompletionTokens = int64(len(strings.Fields(answer)))
-		cost.unknown = true
+		// No usage from the upstream: the gateway counts with the model's
+		// tokenizer, and prices the call only when that is the model's own
+		// vocabulary (OpenAI models); other vendors' counts stay unpriced.
+		n, exact := tokens.Count(tr.Model, answer)
+		usage.CompletionTokens = int64(n)
+		if usage.PromptTokens == 0 {
+			msgs := make([]tokens.Message, len(req.Messages))
+			for i, m := range req.Messages {
+				msgs[i] = tokens.Message{Role: m.Role, Content: m.Content}
+			}
+			p, pexact := tokens.CountMessages(tr.Model, msgs)
+			usage.PromptTokens, exact = int64(p), exact && pexact
+		}
+		tr.Metadata = mergeMeta(tr.Metadata, usageCounted)
+		if exact {
+			cost.add(s.callCost(tr.Provider, tr.Model, "", usage.PromptTokens, usage.CompletionTokens))
+		} else {
+			cost.unknown = true
+		}
 	} else {
 		cost.add(s.callCost(tr.Provider, tr.Model, "", usage.PromptTokens, usage.CompletionTokens))
 	}
@@ -217,6 +233,10 @@ func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Tra
 		s.logger.Warn("stream error trace not recorded", "request_id", tr.RequestID, "err", err)
 	}
 }
+
+// usageCounted marks a trace whose tokens the gateway counted because the
+// upstream reported none.
+var usageCounted = map[string]any{"usage_source": "gateway_tokenizer"}
 
 func mergeMeta(raw json.RawMessage, extra map[string]any) json.RawMessage {
 	m := map[string]any{}

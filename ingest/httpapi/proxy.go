@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"bufio"
 	"bytes"
 	"context"
@@ -20,6 +21,7 @@ import (
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/tokens"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -180,7 +182,11 @@ func (s *Server) proxyChat(c echo.Context) error {
 	}
 	defer up.Body.Close()
 	if pr.Stream && up.StatusCode < 400 {
-		return s.proxyStream(c, app, tr, up, findings)
+		msgs := make([]tokens.Message, len(pr.Messages))
+		for i, m := range pr.Messages {
+			msgs[i] = tokens.Message{Role: m.Role, Content: contentText(m.Content)}
+		}
+		return s.proxyStream(c, app, tr, up, findings, msgs)
 	}
 	raw, err := io.ReadAll(io.LimitReader(up.Body, 64<<20))
 	if err != nil {
@@ -360,7 +366,7 @@ func blockCompletion(requestID, model string, d governance.Decision, start time.
 
 // proxyStream copies the upstream's event stream to the client as it
 // arrives, reading the usage and the answer text on the way for the trace.
-func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up *http.Response, findings []governance.Finding) error {
+func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up *http.Response, findings []governance.Finding, msgs []tokens.Message) error {
 	w := c.Response()
 	ct := up.Header.Get("Content-Type")
 	if ct == "" {
@@ -438,12 +444,21 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 		}
 	case text.Len() > 0:
 		// No usage chunk (the client did not ask for stream_options.
-		// include_usage): estimate the completion tokens by counting words,
-		// too rough to price (cost_usd stays null).
-		if usage != nil {
-			tr.PromptTokens = usage.PromptTokens
+		// include_usage): the gateway counts with the model's tokenizer, and
+		// prices the call only when that is the model's own vocabulary.
+		model := cmp.Or(upModel, tr.Model)
+		completion, exact := tokens.Count(model, text.String())
+		prompt, promptExact := tokens.CountMessages(model, msgs)
+		if usage != nil && usage.PromptTokens > 0 {
+			prompt, promptExact = int(usage.PromptTokens), true
 		}
-		tr.CompletionTokens = int64(len(strings.Fields(text.String())))
+		tr.PromptTokens, tr.CompletionTokens = int64(prompt), int64(completion)
+		tr.Metadata = mergeMeta(tr.Metadata, usageCounted)
+		if exact && promptExact {
+			if usd, ok := s.callCost(tr.Provider, tr.Model, upModel, tr.PromptTokens, tr.CompletionTokens); ok {
+				tr.CostUSD = &usd
+			}
+		}
 	}
 	s.emitProxy(app, tr, findings, "", text.String())
 	return nil
@@ -471,3 +486,4 @@ func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governanc
 	s.stamp(&env, app, finished)
 	s.emitter.Emit(env)
 }
+

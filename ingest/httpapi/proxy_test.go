@@ -216,7 +216,8 @@ func TestProxyCost(t *testing.T) {
 
 // TestProxyCostUpstreamModel: an upstream that answers with its own model
 // name (an Azure deployment, a dated snapshot) is priced by that name; a
-// stream without a usage chunk has estimated tokens and no cost.
+// stream without a usage chunk is counted with the model's tokenizer (and
+// priced: the upstream names an OpenAI model).
 func TestProxyCostUpstreamModel(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -245,8 +246,11 @@ func TestProxyCostUpstreamModel(t *testing.T) {
 	pe.log.reset()
 	pe.call(`{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	tr = pe.traces(t, 1)[0].Trace
-	require.EqualValues(t, 3, tr.CompletionTokens, "estimated by counting words")
-	require.Nil(t, tr.CostUSD, "estimated tokens are not priced")
+	require.EqualValues(t, 3, tr.CompletionTokens, `o200k_base: "one two three" is 3 tokens`)
+	require.EqualValues(t, 8, tr.PromptTokens, "3 reply priming + 3 message framing + user + hi")
+	require.JSONEq(t, `{"service_mode":"observe","usage_source":"gateway_tokenizer"}`, string(tr.Metadata))
+	require.NotNil(t, tr.CostUSD, "an OpenAI model's own tokenizer: priced")
+	require.InDelta(t, (8*2.50+3*10.00)/1e6, *tr.CostUSD, 1e-15)
 }
 
 func TestProxyProvider(t *testing.T) {

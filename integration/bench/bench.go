@@ -447,19 +447,23 @@ func (c *client) setupMode(ctx context.Context, mode string) error {
 		return err
 	}
 	c.token = s.Token
-	st, b, err = c.do(ctx, http.MethodPost, "/api/console/apps", []byte(`{"name":"bench","mode":"`+mode+`"}`),
-		map[string]string{"Authorization": "Bearer " + c.token})
+	c.key, err = c.createApp(ctx, `{"name":"bench","mode":"`+mode+`"}`)
+	return err
+}
+
+// createApp creates an application from its JSON and returns its API key.
+func (c *client) createApp(ctx context.Context, app string) (string, error) {
+	st, b, err := c.do(ctx, http.MethodPost, "/api/console/apps", []byte(app), map[string]string{"Authorization": "Bearer " + c.token})
 	if err != nil || st != http.StatusCreated {
-		return fmt.Errorf("create app: %d %s %v", st, b, err)
+		return "", fmt.Errorf("create app: %d %s %v", st, b, err)
 	}
 	var a struct {
 		APIKey string `json:"api_key"`
 	}
 	if err := json.Unmarshal(b, &a); err != nil {
-		return err
+		return "", err
 	}
-	c.key = a.APIKey
-	return nil
+	return a.APIKey, nil
 }
 
 // sendBatch posts one batch and returns how many events were accepted.

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,7 +59,10 @@ func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (
 	go func() { _ = upSrv.Serve(ln) }()
 	defer upSrv.Close()
 	upURL := "http://" + ln.Addr().String()
-	cfg.Env = append(cfg.Env, "GATEWAY_UPSTREAM_URL="+upURL)
+	// The same fake serves as the proxy's upstream and as the Managed OpenAI
+	// provider of a Full Control application (POST /v1/chat).
+	cfg.Env = append(cfg.Env, "GATEWAY_UPSTREAM_URL="+upURL, "GATEWAY_PROVIDER_OPENAI_BASE_URL="+upURL,
+		"GATEWAY_PROVIDER_OPENAI_API_KEY=sk-bench-managed")
 	srv, err := startServer(ctx, cfg)
 	if err != nil {
 		return res, err
@@ -66,6 +71,10 @@ func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (
 	c := &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second}}
 	if err := c.setupMode(ctx, "events"); err != nil {
 		return res, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
+	}
+	fcKey, err := c.createApp(ctx, `{"name":"bench-fc","mode":"full_control","provider_option":"managed","provider":"openai","model":"gpt-4o-mini"}`)
+	if err != nil {
+		return res, err
 	}
 	body := []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
 	streamBody := []byte(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
@@ -151,6 +160,18 @@ func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (
 	}
 	res.Rows = append(res.Rows, run("guard", 2000, body, "guard", false))
 	res.Rows = append(res.Rows, run("observe, stream (time to first byte)", 2000, streamBody, "observe", true))
+	// Full Control: the gateway calls the LLM itself, pre- and post-flight
+	// default policy on a 1 KB prompt and the 1 KB echo answer; direct is the
+	// same upstream call in the OpenAI format.
+	prompt := strings.Repeat("Please summarise the quarterly revenue figures for the board. ", 17)[:1024]
+	fcBody, _ := json.Marshal(map[string]any{"prompt": prompt})
+	upBody, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []any{map[string]any{"role": "user", "content": prompt}}})
+	direct, _, _ := measure(1000, upURL+"/chat/completions", upBody, nil, false)
+	through, sent, errs := measure(1000, srv.url+"/v1/chat", fcBody, map[string]string{"X-API-Key": fcKey}, false)
+	fc := ProxyRow{Label: "full control POST /v1/chat (1 KB prompt and answer)", Rate: 1000, Sent: sent, Errs: errs,
+		DirectP50: q(direct, .5), DirectP99: q(direct, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+	fc.AddedP50, fc.AddedP99 = fc.ProxyP50-fc.DirectP50, fc.ProxyP99-fc.DirectP99
+	res.Rows = append(res.Rows, fc)
 	res.PeakRSSBytes = peakRSS(srv.cmd.Process.Pid)
 	return res, ctx.Err()
 }

@@ -1,0 +1,71 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestEncoding(t *testing.T) {
+	for _, tt := range []struct {
+		model, enc string
+		exact      bool
+	}{
+		{"gpt-4o-mini-2024-07-18", "o200k_base", true},
+		{"GPT-4.1", "o200k_base", true},
+		{"o3-mini", "o200k_base", true},
+		{"openai/gpt-5", "o200k_base", true},
+		{"gpt-4-turbo", "cl100k_base", true},
+		{"gpt-4", "cl100k_base", true},
+		{"gpt-3.5-turbo", "cl100k_base", true},
+		{"llama-3.1-70b", "o200k_base", false},
+		{"", "o200k_base", false},
+	} {
+		enc, exact := Encoding(tt.model)
+		require.Equal(t, tt.enc, enc, tt.model)
+		require.Equal(t, tt.exact, exact, tt.model)
+	}
+}
+
+func TestCount(t *testing.T) {
+	// tiktoken reference: cl100k_base encodes "tiktoken is great!" as
+	// [83, 1609, 5963, 374, 2294, 0].
+	n, exact := Count("gpt-4", "tiktoken is great!")
+	require.True(t, exact)
+	require.Equal(t, 6, n)
+	n, _ = Count("gpt-4o", "")
+	require.Zero(t, n)
+	// Ordinary English runs at roughly 4 characters per token.
+	text := strings.Repeat("The quarterly revenue grew by twelve percent compared with last year. ", 20)
+	n, exact = Count("gpt-4o", text)
+	require.True(t, exact)
+	require.InDelta(t, len(text)/4, n, float64(len(text))/10)
+	n, exact = Count("mistral-large", text)
+	require.False(t, exact, "other vendors' models are approximated")
+	require.Positive(t, n)
+	// Invalid UTF-8 and control characters are counted, never an error.
+	n, _ = Count("gpt-4o", "a\xffb\x00c")
+	require.Positive(t, n)
+}
+
+func TestCountMessages(t *testing.T) {
+	one, exact := CountMessages("gpt-4o", []Message{{"user", "hello"}})
+	require.True(t, exact)
+	two, _ := CountMessages("gpt-4o", []Message{{"system", "Be brief."}, {"user", "hello"}})
+	role, _ := Count("gpt-4o", "system")
+	content, _ := Count("gpt-4o", "Be brief.")
+	require.Equal(t, one+3+role+content, two, "each message adds its role, content and 3 tokens of framing")
+	n, _ := CountMessages("gpt-4o", nil)
+	require.Equal(t, 3, n, "the reply priming")
+}
+
+func BenchmarkCount(b *testing.B) {
+	text := strings.Repeat("The quarterly revenue grew by 12% to $1.2M compared with last year. ", 30) // ~2 KB
+	Count("gpt-4o", "warm")
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Count("gpt-4o", text)
+	}
+}
