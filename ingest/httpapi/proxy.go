@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"cmp"
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -486,4 +486,3 @@ func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governanc
 	s.stamp(&env, app, finished)
 	s.emitter.Emit(env)
 }
-
