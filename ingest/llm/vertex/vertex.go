@@ -8,6 +8,7 @@ package vertex
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/rsa"
@@ -65,7 +66,19 @@ func New(cfg llm.Config) *Adapter {
 func (a *Adapter) Name() string { return llm.Vertex }
 
 type part struct {
-	Text string `json:"text,omitempty"`
+	Text             string            `json:"text,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+}
+
+type functionCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type functionResponse struct {
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
 }
 
 type turn struct {
@@ -73,32 +86,92 @@ type turn struct {
 	Parts []part `json:"parts"`
 }
 
-// Body translates req to a generateContent request (text turns; tool calls
-// are not translated yet).
+type functionDeclaration struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// openAICall is one entry of an OpenAI assistant message's tool_calls.
+type openAICall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// Body translates req to a generateContent request. OpenAI tools become
+// functionDeclarations; an assistant's tool_calls become functionCall parts
+// of a model turn; a tool message becomes a functionResponse part of a user
+// turn, named after the call it answers (Gemini matches results to calls by
+// function name: the tool_call_id is looked up in the earlier tool_calls).
 func Body(req llm.Request) ([]byte, error) {
 	w := struct {
 		Contents          []turn         `json:"contents"`
 		SystemInstruction *turn          `json:"systemInstruction,omitempty"`
+		Tools             []any          `json:"tools,omitempty"`
 		GenerationConfig  map[string]any `json:"generationConfig,omitempty"`
 	}{}
+	add := func(role string, p part) {
+		if n := len(w.Contents); n > 0 && w.Contents[n-1].Role == role {
+			w.Contents[n-1].Parts = append(w.Contents[n-1].Parts, p)
+			return
+		}
+		w.Contents = append(w.Contents, turn{Role: role, Parts: []part{p}})
+	}
 	var system []part
+	callNames := map[string]string{} // tool_call_id -> function name
 	for _, m := range req.Messages {
-		role := "user"
 		switch m.Role {
 		case "system":
 			system = append(system, part{Text: m.Content})
-			continue
 		case "assistant":
-			role = "model"
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				add("model", part{Text: m.Content})
+			}
+			if len(m.ToolCalls) > 0 {
+				var calls []openAICall
+				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+					return nil, fmt.Errorf("vertex: tool_calls: %w", err)
+				}
+				for _, c := range calls {
+					args := json.RawMessage(c.Function.Arguments)
+					if !json.Valid(args) {
+						args = json.RawMessage(`{}`)
+					}
+					callNames[c.ID] = c.Function.Name
+					add("model", part{FunctionCall: &functionCall{Name: c.Function.Name, Args: args}})
+				}
+			}
+		case "tool":
+			name := cmp.Or(callNames[m.ToolCallID], m.Name, m.ToolCallID)
+			// Gemini wants an object: JSON objects go as they are, anything
+			// else is wrapped as {"content": ...}.
+			resp := json.RawMessage(strings.TrimSpace(m.Content))
+			if len(resp) == 0 || resp[0] != '{' || !json.Valid(resp) {
+				resp, _ = json.Marshal(map[string]string{"content": m.Content})
+			}
+			add("user", part{FunctionResponse: &functionResponse{Name: name, Response: resp}})
+		default:
+			add("user", part{Text: m.Content})
 		}
-		if n := len(w.Contents); n > 0 && w.Contents[n-1].Role == role {
-			w.Contents[n-1].Parts = append(w.Contents[n-1].Parts, part{Text: m.Content})
-			continue
-		}
-		w.Contents = append(w.Contents, turn{Role: role, Parts: []part{{Text: m.Content}}})
 	}
 	if len(system) > 0 {
 		w.SystemInstruction = &turn{Role: "system", Parts: system}
+	}
+	if len(req.Tools) > 0 {
+		var tools []struct {
+			Function functionDeclaration `json:"function"`
+		}
+		if err := json.Unmarshal(req.Tools, &tools); err != nil {
+			return nil, fmt.Errorf("vertex: tools: %w", err)
+		}
+		decls := make([]functionDeclaration, len(tools))
+		for i, t := range tools {
+			decls[i] = t.Function
+		}
+		w.Tools = []any{map[string]any{"functionDeclarations": decls}}
 	}
 	gc := map[string]any{}
 	if req.Temperature != nil {
@@ -117,6 +190,29 @@ func Body(req llm.Request) ([]byte, error) {
 		w.GenerationConfig = gc
 	}
 	return json.Marshal(w)
+}
+
+// toolCalls turns the functionCall parts of an answer into OpenAI
+// tool_calls. Gemini gives calls no id: the id is derived from the call's
+// position, stable for one answer.
+func toolCalls(parts []part) json.RawMessage {
+	var calls []map[string]any
+	for _, p := range parts {
+		if p.FunctionCall == nil {
+			continue
+		}
+		args := string(p.FunctionCall.Args)
+		if args == "" {
+			args = "{}"
+		}
+		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%s", len(calls), p.FunctionCall.Name), "type": "function",
+			"function": map[string]any{"name": p.FunctionCall.Name, "arguments": args}})
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	out, _ := json.Marshal(calls)
+	return out
 }
 
 var finish = map[string]string{"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter", "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter"}
@@ -235,8 +331,13 @@ func (a *Adapter) once(ctx context.Context, u string, body []byte, token, model 
 	if m == "" {
 		m = model
 	}
-	return llm.Response{Content: text.String(), Model: m, FinishReason: finish[w.Candidates[0].FinishReason],
-		Usage: llm.Usage{PromptTokens: w.UsageMetadata.PromptTokenCount, CompletionTokens: w.UsageMetadata.CandidatesTokenCount}}, nil
+	out := llm.Response{Content: text.String(), Model: m, FinishReason: finish[w.Candidates[0].FinishReason],
+		ToolCalls: toolCalls(w.Candidates[0].Content.Parts),
+		Usage:     llm.Usage{PromptTokens: w.UsageMetadata.PromptTokenCount, CompletionTokens: w.UsageMetadata.CandidatesTokenCount}}
+	if out.ToolCalls != nil && out.FinishReason == "stop" {
+		out.FinishReason = "tool_calls" // Gemini says STOP; OpenAI clients look for tool_calls
+	}
+	return out, nil
 }
 
 type serviceAccount struct {

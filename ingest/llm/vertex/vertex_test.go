@@ -193,3 +193,41 @@ func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, 
 		}
 	}
 }
+
+// TestTools: OpenAI tools, tool_calls and tool results in Gemini's
+// functionDeclarations / functionCall / functionResponse form, and a
+// functionCall answer back as OpenAI tool_calls.
+func TestTools(t *testing.T) {
+	req := llm.Request{Model: "gemini-2.0-flash",
+		Tools: json.RawMessage(`[{"type":"function","function":{"name":"get_weather","description":"Weather of a city","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`),
+		Messages: []llm.Message{
+			{Role: "user", Content: "Weather in Paris?"},
+			{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`)},
+			{Role: "tool", ToolCallID: "call_1", Content: `{"temp_c":21}`},
+			{Role: "tool", ToolCallID: "call_unknown", Content: "plain text result"},
+		}}
+	b, err := Body(req)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"contents":[
+		{"role":"user","parts":[{"text":"Weather in Paris?"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},
+		{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"temp_c":21}}},
+			{"functionResponse":{"name":"call_unknown","response":{"content":"plain text result"}}}]}],
+		"tools":[{"functionDeclarations":[{"name":"get_weather","description":"Weather of a city","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]}]}`, string(b))
+
+	_, err = Body(llm.Request{Tools: json.RawMessage(`{"not":"an array"}`)})
+	require.Error(t, err)
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},
+			{"functionCall":{"name":"get_time","args":{}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":20,"candidatesTokenCount":9}}`)
+	}))
+	defer srv.Close()
+	a := New(llm.Config{BaseURL: srv.URL, Project: "p"})
+	out, err := a.Complete(context.Background(), req, llm.Credentials{APIKey: "ya29.token"})
+	require.NoError(t, err)
+	require.Equal(t, "tool_calls", out.FinishReason)
+	require.JSONEq(t, `[{"id":"call_0_get_weather","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},
+		{"id":"call_1_get_time","type":"function","function":{"name":"get_time","arguments":"{}"}}]`, string(out.ToolCalls))
+	require.Empty(t, out.Content)
+}
