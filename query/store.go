@@ -109,10 +109,17 @@ type KPIs struct {
 	PromptTokens     int64
 	CompletionTokens int64
 	CostUSD          float64 // sum of the traces' cost_usd (unknown costs count 0)
-	LatencyP50Ms     *int64  // nil when no trace has a latency
-	LatencyP95Ms     *int64
-	ByDecision       map[string]int64 // final_decision -> requests ("" for none)
-	ByMode           map[string]int64 // trace mode -> requests
+	// LatencyP50Ms and LatencyP95Ms are the latencies at ranks n/2 and
+	// n*95/100 (0-based) of the window's n traces with a latency, nil when
+	// there are none. Exact for a window shorter than two hours or holding
+	// at most 5,000 traces; otherwise read from an hourly histogram: the
+	// upper bound of the histogram bucket holding the exact value (buckets
+	// ~1.41x wide, so at most one bucket, ~+20% on average, above it;
+	// beyond 10 minutes, 10 minutes).
+	LatencyP50Ms *int64
+	LatencyP95Ms *int64
+	ByDecision   map[string]int64 // final_decision -> requests ("" for none)
+	ByMode       map[string]int64 // trace mode -> requests
 	// Series is the window in buckets of the asked width, oldest first,
 	// every bucket present (zeros included). Bucket starts are multiples of
 	// the width since the Unix epoch, so the first may start before since.
@@ -212,7 +219,10 @@ type Store interface {
 	Usage(ctx context.Context, orgID, fromDay, toDay string) ([]UsageRow, error)
 
 	// KPIs aggregates the organisation's traces received in [since, until),
-	// with a time series of bucket-wide points when bucket > 0.
+	// with a time series of bucket-wide points when bucket > 0. Windows of
+	// two hours or more read their whole UTC hours from an hourly rollup
+	// kept by WriteTraces (for a series too when bucket is a whole number
+	// of hours), so they cost little more than their partial-hour edges.
 	KPIs(ctx context.Context, orgID string, since, until time.Time, bucket time.Duration) (KPIs, error)
 
 	// Ping checks the store is reachable (readiness).

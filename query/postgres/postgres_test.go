@@ -132,3 +132,25 @@ func BenchmarkExistingRequestIDs(b *testing.B) {
 	defer s.Close()
 	querytest.BenchExistingRequestIDs(b, s)
 }
+
+// TestKPIBackfill: the kpi_hourly migration's backfill over existing traces
+// gives the KPIs the write path maintains.
+func TestKPIBackfill(t *testing.T) {
+	dsn := freshSchema(t)
+	s, err := postgres.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	querytest.KPIBackfill(t, s, func(t *testing.T) {
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, dsn)
+		require.NoError(t, err)
+		defer c.Close(ctx)
+		// The session time zone must not matter.
+		_, err = c.Exec(ctx, `SET TIME ZONE 'Asia/Kolkata'`)
+		require.NoError(t, err)
+		_, err = c.Exec(ctx, `DELETE FROM kpi_hourly`)
+		require.NoError(t, err)
+		_, err = c.Exec(ctx, querytest.KPIBackfillSQL(t, "migrations/0006_kpi_hourly.sql"))
+		require.NoError(t, err)
+	})
+}

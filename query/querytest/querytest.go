@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"AppPolicy", testAppPolicy},
 		{"UsageAggregates", testUsage},
 		{"KPIs", testKPIs},
+		{"KPIRollup", testKPIRollup},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"WriteTracesOwners", testWriteTracesOwners},
 		{"WriteTracesOwnersAcrossStatements", testOwnersAcrossStatements},

@@ -78,3 +78,21 @@ func TestDurableAcrossReopen(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, true, true, true, true, true, true, true, true, true}, owner)
 }
+
+// TestKPIBackfill: the kpi_hourly migration's backfill over existing traces
+// gives the KPIs the write path maintains.
+func TestKPIBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.db")
+	s, err := sqlite.Open(context.Background(), path)
+	require.NoError(t, err)
+	defer s.Close()
+	querytest.KPIBackfill(t, s, func(t *testing.T) {
+		db, err := sql.Open("sqlite", path)
+		require.NoError(t, err)
+		defer db.Close()
+		_, err = db.Exec(`DELETE FROM kpi_hourly`)
+		require.NoError(t, err)
+		_, err = db.Exec(querytest.KPIBackfillSQL(t, "migrations/0005_kpi_hourly.sql"))
+		require.NoError(t, err)
+	})
+}

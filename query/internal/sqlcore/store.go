@@ -23,6 +23,7 @@ type Store struct {
 	rowsPerInsert int
 	insertSQL     sync.Map // int (rows) -> string
 	lookupSQL     sync.Map // int (rows) -> string
+	kpiSQL        sync.Map // int (rows) -> kpi_hourly upsert
 	existingSQL   string
 	// insertArraysSQL inserts one array per column (Dialect.ArrayTypes).
 	insertArraysSQL string
@@ -442,7 +443,10 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 			}
 		}
 		if newChunk == 1 {
-			return s.addUsage(ctx, q, rows, owner)
+			if err := s.addUsage(ctx, q, rows, owner); err != nil {
+				return err
+			}
+			return s.addKPIs(ctx, q, rows, owner)
 		}
 		return nil
 	})
@@ -547,37 +551,25 @@ func (s *Store) Usage(ctx context.Context, orgID, fromDay, toDay string) ([]quer
 	return out, res.Err()
 }
 
-// KPIs implements query.Store: one aggregate, two group-bys and two
-// percentile probes, all on the (org_id, received_at) index range.
-func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time, bucket time.Duration) (query.KPIs, error) {
+// kpisFromTraces computes the KPIs of a window from its traces alone: one
+// aggregate, two group-bys and two exact percentile probes, all on the
+// (org_id, received_at) index range.
+func (s *Store) kpisFromTraces(ctx context.Context, orgID string, since, until time.Time, bucket time.Duration) (query.KPIs, error) {
 	k := query.KPIs{ByDecision: map[string]int64{}, ByMode: map[string]int64{}}
 	args := []any{orgID, s.d.TimeArg(since), s.d.TimeArg(until)}
 	const where = ` FROM traces WHERE org_id = ? AND received_at >= ? AND received_at < ?`
 	r := s.b.Reader()
+	var withLatency int64
 	err := s.queryOne(ctx, r, "kpis", `SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
 		COALESCE(SUM(cost_usd), 0), COUNT(latency_ms)`+where,
 		func(rows Rows) error {
-			var withLatency int64
-			if err := rows.Scan(&k.Requests, &k.PromptTokens, &k.CompletionTokens, &k.CostUSD, &withLatency); err != nil {
-				return err
-			}
-			if withLatency > 0 {
-				k.LatencyP50Ms, k.LatencyP95Ms = new(int64), new(int64)
-				*k.LatencyP50Ms = withLatency / 2
-				*k.LatencyP95Ms = withLatency * 95 / 100
-			}
-			return nil
+			return rows.Scan(&k.Requests, &k.PromptTokens, &k.CompletionTokens, &k.CostUSD, &withLatency)
 		}, args...)
 	if err != nil {
 		return k, err
 	}
-	for _, p := range []**int64{&k.LatencyP50Ms, &k.LatencyP95Ms} {
-		if *p == nil {
-			continue
-		}
-		off := **p
-		if err := s.queryOne(ctx, r, "kpis latency", `SELECT latency_ms`+where+` AND latency_ms IS NOT NULL ORDER BY latency_ms LIMIT 1 OFFSET ?`,
-			func(rows Rows) error { return rows.Scan(*p) }, append(args, off)...); err != nil {
+	if withLatency > 0 {
+		if err := s.exactPercentiles(ctx, &k, where, args, withLatency); err != nil {
 			return k, err
 		}
 	}
@@ -609,17 +601,43 @@ func (s *Store) KPIs(ctx context.Context, orgID string, since, until time.Time, 
 	return k, nil
 }
 
-// kpiSeries groups the window by epoch-aligned buckets of at least one
-// second; the buckets without traces are filled with zeros.
-func (s *Store) kpiSeries(ctx context.Context, where string, args []any, since, until time.Time, bucket time.Duration) ([]query.KPIBucket, error) {
-	secs := max(int64(bucket/time.Second), 1)
+// exactPercentiles sets the latency p50 and p95 of the window (where,
+// args) holding withLatency latencies: the values at ranks n/2 and n*95/100
+// (0-based), each one probe of the window's index range.
+func (s *Store) exactPercentiles(ctx context.Context, k *query.KPIs, where string, args []any, withLatency int64) error {
+	k.LatencyP50Ms, k.LatencyP95Ms = new(int64), new(int64)
+	*k.LatencyP50Ms = withLatency / 2
+	*k.LatencyP95Ms = withLatency * 95 / 100
+	for _, p := range []*int64{k.LatencyP50Ms, k.LatencyP95Ms} {
+		if err := s.queryOne(ctx, s.b.Reader(), "kpis latency", `SELECT latency_ms`+where+` AND latency_ms IS NOT NULL ORDER BY latency_ms LIMIT 1 OFFSET ?`,
+			func(rows Rows) error { return rows.Scan(p) }, append(args[:len(args):len(args)], *p)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emptySeries returns the zero buckets of bucket-wide (secs) points covering
+// [since, until), epoch-aligned, and the bucket index of the first.
+func emptySeries(since, until time.Time, secs int64) ([]query.KPIBucket, int64, error) {
 	first, last := floorDiv(since.Unix(), secs), floorDiv(until.Add(-time.Microsecond).Unix(), secs)
 	if last-first >= query.MaxSeriesPoints { // the caller validates; this guards the allocation
-		return nil, fmt.Errorf("kpi series: %d points, more than %d", last-first+1, query.MaxSeriesPoints)
+		return nil, 0, fmt.Errorf("kpi series: %d points, more than %d", last-first+1, query.MaxSeriesPoints)
 	}
 	out := make([]query.KPIBucket, last-first+1)
 	for i := range out {
 		out[i].Start = time.Unix((first+int64(i))*secs, 0).UTC()
+	}
+	return out, first, nil
+}
+
+// kpiSeries groups the window by epoch-aligned buckets of at least one
+// second; the buckets without traces are filled with zeros.
+func (s *Store) kpiSeries(ctx context.Context, where string, args []any, since, until time.Time, bucket time.Duration) ([]query.KPIBucket, error) {
+	secs := max(int64(bucket/time.Second), 1)
+	out, first, err := emptySeries(since, until, secs)
+	if err != nil {
+		return nil, err
 	}
 	b := s.d.EpochBucket("received_at", secs)
 	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT `+b+`, COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0),
