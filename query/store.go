@@ -36,6 +36,9 @@ type Org struct {
 	Name      string
 	CreditUSD float64
 	CreatedAt time.Time
+	// DefaultProxyMode is the proxy's X-Service-Mode when a request sends
+	// none (observe, guard, verify, full); "" means the operator's default.
+	DefaultProxyMode string
 }
 
 // User is a console user of one organisation.
@@ -162,6 +165,9 @@ type Store interface {
 	// transaction. ErrConflict when the e-mail address is taken.
 	CreateOrg(ctx context.Context, org Org, user User) error
 	Org(ctx context.Context, orgID string) (Org, error)
+	// SetOrgDefaultProxyMode stores the organisation's default proxy mode
+	// ("" for the operator's). ErrNotFound for an unknown organisation.
+	SetOrgDefaultProxyMode(ctx context.Context, orgID, mode string) error
 	UserByEmail(ctx context.Context, email string) (User, error)
 
 	// CreateConsoleToken stores a token hash. ConsoleTokenByHash returns

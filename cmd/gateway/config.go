@@ -50,6 +50,9 @@ type config struct {
 	// (GATEWAY_UPSTREAM_URL, GATEWAY_UPSTREAM_TIMEOUT).
 	UpstreamURL     string
 	UpstreamTimeout time.Duration
+	// ProxyDefaultMode: GATEWAY_PROXY_DEFAULT_MODE, the proxy's mode for a
+	// request without X-Service-Mode whose organisation set none (observe).
+	ProxyDefaultMode string
 	// VertexProject / VertexLocation: GATEWAY_PROVIDER_VERTEX_PROJECT and
 	// _LOCATION (default us-central1).
 	VertexProject, VertexLocation string
@@ -133,6 +136,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("GATEWAY_UPSTREAM_TIMEOUT: %q is not a positive duration", v)
 		}
 		c.UpstreamTimeout = d
+	}
+	c.ProxyDefaultMode = "observe"
+	if v := getenv("GATEWAY_PROXY_DEFAULT_MODE"); v != "" {
+		switch v {
+		case "observe", "guard", "verify", "full":
+			c.ProxyDefaultMode = v
+		default:
+			return c, fmt.Errorf("GATEWAY_PROXY_DEFAULT_MODE: %q is not one of observe, guard, verify, full", v)
+		}
 	}
 	c.VertexProject, c.VertexLocation = getenv("GATEWAY_PROVIDER_VERTEX_PROJECT"), getenv("GATEWAY_PROVIDER_VERTEX_LOCATION")
 	c.PricesFile = strings.TrimSpace(getenv("GATEWAY_PRICES_FILE"))

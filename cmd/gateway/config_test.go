@@ -16,6 +16,7 @@ func TestLoadConfig(t *testing.T) {
 	c, err := loadConfig(envOf(map[string]string{
 		"GATEWAY_ADDR": "127.0.0.1:9999", "KAFKA_BROKERS": " k1:9092, ,k2:9092 ", "GATEWAY_FLUSH_INTERVAL": "1s",
 		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12", "GATEWAY_PRICES_FILE": " /etc/gateway/prices.json ",
+		"GATEWAY_PROXY_DEFAULT_MODE": "guard",
 	}))
 	require.NoError(t, err)
 	c.finish()
@@ -25,6 +26,7 @@ func TestLoadConfig(t *testing.T) {
 	require.Len(t, c.MasterKey, 32)
 	require.EqualValues(t, 12, c.Partitions)
 	require.Equal(t, "/etc/gateway/prices.json", c.PricesFile)
+	require.Equal(t, "guard", c.ProxyDefaultMode)
 	require.Equal(t, "data/lake", c.LakeDir)
 	require.False(t, c.embedded())
 	c.PricesFile = ""
@@ -37,6 +39,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad partitions":   {"GATEWAY_PARTITIONS": "many"},
 		"bad interval":     {"GATEWAY_FLUSH_INTERVAL": "soon"},
 		"bad rows":         {"GATEWAY_FLUSH_ROWS": "1.5"},
+		"bad proxy mode":   {"GATEWAY_PROXY_DEFAULT_MODE": "paranoid"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(envOf(env))

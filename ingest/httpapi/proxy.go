@@ -104,8 +104,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 		return fail(http.StatusUnauthorized, "the upstream API key is required: send Authorization: Bearer <UPSTREAM_API_KEY>; nothing was forwarded")
 	}
 	mode := h.Get("X-Service-Mode")
-	if mode == "" {
-		mode = s.cfg.ProxyDefaultMode
+	if mode == "" { // the tenant's default (spec 4.1), else the operator's
+		if mode, err = s.orgModes.get(c.Request().Context(), app.OrgID); err != nil {
+			return unavailable("cannot read the organisation's default mode right now; retry", err)
+		}
+		if mode == "" {
+			mode = s.cfg.ProxyDefaultMode
+		}
 	}
 	if !proxyModes[mode] {
 		return fail(http.StatusBadRequest, "X-Service-Mode must be observe, guard, verify or full")

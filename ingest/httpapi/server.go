@@ -198,6 +198,7 @@ type Server struct {
 	upstream  *http.Client
 	providers map[string]llm.Provider
 	policies  *policyCache
+	orgModes  *orgModeCache
 	pw        *auth.Passwords
 	sealer    *auth.Sealer
 	metrics   *metrics
@@ -262,6 +263,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.gov == nil {
 		s.gov = governance.New()
 	}
+	s.orgModes = newOrgModeCache(deps.Store, cfg.PolicyTTL, s.now)
 	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now); err != nil {
 		return nil, err
 	}
@@ -339,5 +341,7 @@ func (s *Server) routes(gath prometheus.Gatherer) *echo.Echo {
 	e.GET(p+"/sessions/:id", s.getSession, s.consoleAuth)
 	e.GET(p+"/billing", s.getBilling, s.consoleAuth)
 	e.GET(p+"/kpis", s.getKPIs, s.consoleAuth)
+	e.GET(p+"/org", s.getOrg, s.consoleAuth)
+	e.PATCH(p+"/org", s.patchOrg, s.consoleAuth)
 	return e
 }

@@ -105,6 +105,12 @@ await shot("apps-byok");
 await page.click("[data-switch][data-to=managed]");
 await page.waitForSelector("[data-switch][data-to=byok]");
 check((await page.textContent("#app-table")).includes("managed / openai / gpt-4o-mini"), "switched back to Managed");
+check((await page.textContent("#org-mode")).includes("observe"), "the proxy default starts as the operator's observe");
+await page.selectOption("#org-form [name=default_proxy_mode]", "guard");
+await page.click("#org-form button");
+await page.waitForFunction(() => document.querySelector("#org-mode").textContent.includes("guard"));
+const orgMode = await (await fetch(process.env.GATEWAY_URL + "/api/console/org", { headers: { Authorization: "Bearer " + await page.evaluate(() => sessionStorage.getItem("gw_token")) } })).json();
+check(orgMode.default_proxy_mode === "guard", "the organisation's proxy default is saved through the API");
 
 // Another organisation sees none of it.
 await page.click("#logout");

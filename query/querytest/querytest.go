@@ -98,6 +98,11 @@ func testOrgsAndUsers(t *testing.T, s query.Store) {
 	o, err := s.Org(c, "o1")
 	require.NoError(t, err)
 	require.Equal(t, query.Org{ID: "o1", Name: "Acme", CreditUSD: 50.25, CreatedAt: utc(created)}, o)
+	require.NoError(t, s.SetOrgDefaultProxyMode(c, "o1", "guard"))
+	o, err = s.Org(c, "o1")
+	require.NoError(t, err)
+	require.Equal(t, "guard", o.DefaultProxyMode)
+	require.ErrorIs(t, s.SetOrgDefaultProxyMode(c, "nobody", "guard"), query.ErrNotFound)
 
 	u, err := s.UserByEmail(c, "ann@acme.test")
 	require.NoError(t, err)

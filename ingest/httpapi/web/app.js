@@ -125,6 +125,9 @@ async function loadBilling() {
 
 async function loadApps() {
   try {
+    const o = await api("/api/console/org");
+    $("#org-form [name=default_proxy_mode]").value = o.default_proxy_mode || "";
+    $("#org-mode").textContent = "in effect: " + o.effective_proxy_mode;
     const r = await api("/api/console/apps");
     $("#app-table tbody").innerHTML = r.data.map((a) => `<tr><td>${esc(a.name)}</td><td>${esc(a.id)}</td><td>${esc(a.mode)}</td><td>${esc(a.key_prefix)}…</td>` +
       `<td>${esc([a.provider_option, a.provider, a.model].filter(Boolean).join(" / "))}</td>` +
@@ -191,6 +194,14 @@ $("#trace-filter").addEventListener("submit", (ev) => {
   loadTraces(false);
 });
 $("#more").addEventListener("click", () => loadTraces(true));
+$("#org-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const v = form(ev.target).default_proxy_mode;
+  try {
+    const o = await api("/api/console/org", { method: "PATCH", body: JSON.stringify({ default_proxy_mode: v || null }) });
+    $("#org-mode").textContent = "in effect: " + o.effective_proxy_mode;
+  } catch (e) { fail(e); }
+});
 document.addEventListener("submit", async (ev) => {
   if (ev.target.id !== "byok-form") return;
   ev.preventDefault();

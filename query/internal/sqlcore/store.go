@@ -83,8 +83,8 @@ func (s *Store) queryOne(ctx context.Context, qr Querier, what, q string, scan f
 // CreateOrg implements query.Store.
 func (s *Store) CreateOrg(ctx context.Context, org query.Org, user query.User) error {
 	err := s.b.WriteTx(ctx, func(q Querier) error {
-		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO orgs (id, name, credit_usd, created_at) VALUES (?, ?, ?, ?)`),
-			org.ID, org.Name, org.CreditUSD, s.d.TimeArg(org.CreatedAt)); err != nil {
+		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO orgs (id, name, credit_usd, created_at, default_proxy_mode) VALUES (?, ?, ?, ?, ?)`),
+			org.ID, org.Name, org.CreditUSD, s.d.TimeArg(org.CreatedAt), org.DefaultProxyMode); err != nil {
 			return s.conflict(err, "insert org")
 		}
 		if _, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO users (id, org_id, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
@@ -102,14 +102,19 @@ func (s *Store) CreateOrg(ctx context.Context, org query.Org, user query.User) e
 // Org implements query.Store.
 func (s *Store) Org(ctx context.Context, orgID string) (query.Org, error) {
 	var o query.Org
-	err := s.queryOne(ctx, s.b.Reader(), "get org", `SELECT id, name, credit_usd, created_at FROM orgs WHERE id = ?`,
+	err := s.queryOne(ctx, s.b.Reader(), "get org", `SELECT id, name, credit_usd, created_at, default_proxy_mode FROM orgs WHERE id = ?`,
 		func(r Rows) error {
 			var created NullTime
-			err := r.Scan(&o.ID, &o.Name, &o.CreditUSD, &created)
+			err := r.Scan(&o.ID, &o.Name, &o.CreditUSD, &created, &o.DefaultProxyMode)
 			o.CreatedAt = created.Time
 			return err
 		}, orgID)
 	return o, err
+}
+
+// SetOrgDefaultProxyMode implements query.Store.
+func (s *Store) SetOrgDefaultProxyMode(ctx context.Context, orgID, mode string) error {
+	return s.updateOne(ctx, "set org default proxy mode", `UPDATE orgs SET default_proxy_mode = ? WHERE id = ?`, mode, orgID)
 }
 
 // UserByEmail implements query.Store.
