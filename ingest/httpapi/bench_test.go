@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +36,37 @@ func BenchmarkEventsBatch500(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/v1/events", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", app.Key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		e.log.reset()
+	}
+}
+
+// BenchmarkVerifyHandler measures POST /v1/verify in process with the
+// workload of `gateway bench verify` (2 KB answer restating an 8 KB
+// tool_result, one e-mail address: a rewrite): key lookup, body checks and
+// decode, the engine, the decision's envelope produced to an in-memory
+// LogWriter, and the JSON answer. Subtract governance's BenchmarkVerify for
+// the handler's own share.
+func BenchmarkVerifyHandler(b *testing.B) {
+	e := newEnv(b)
+	app := e.createApp(e.signup("bench@example.com"), map[string]any{"name": "v", "mode": "verify"})
+	tool := strings.Repeat("Quarterly report: revenue reached $4.2 million, up 12% year over year. Europe grew fastest "+
+		"and the customer count rose to 1,250 accounts. Churn fell to 3% after the support changes. ", 50)[:8<<10]
+	answer := strings.Repeat("Revenue reached $4.2 million this quarter, 12% more than a year ago, with Europe growing fastest. ", 21)[:2<<10-40] +
+		" Questions: finance@example.com."
+	body, err := json.Marshal(map[string]string{"prompt": "Summarise the quarter for the board.", "answer": answer, "tool_result": tool})
+	require.NoError(b, err)
+	b.SetBytes(int64(len(body)))
+	h := e.srv.Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/v1/verify", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-API-Key", app.Key)
 		rec := httptest.NewRecorder()
