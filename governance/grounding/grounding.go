@@ -105,26 +105,41 @@ func (c *Checker) Check(answer, source string) Result {
 	for i := range st.anums {
 		q := &st.anums[i]
 		st.scores(q)
-		if st.hasValue(q) && !st.betterElsewhere(q) {
+		near := st.closeSet(q)
+		if st.hasValue(q, &near) && !st.betterElsewhere(q, &near) {
 			continue
 		}
 		best, ambiguous := st.align(q)
 		if best == nil {
 			continue // a number the source never discusses: left to the unsupported check
 		}
-		e := Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
-			SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End}, SourceText: source[best.span.Start:best.span.End]}
-		e.Reason = "answer says " + e.AnswerText + " but the source says " + e.SourceText
+		srcText := source[best.span.Start:best.span.End]
 		if ambiguous {
 			correctable = false
-			e.Reason += " (several source values fit)"
 		} else {
-			fixes = append(fixes, fix{q.span, e.SourceText})
+			fixes = append(fixes, fix{q.span, srcText})
+		}
+		if len(ev) == maxEvidence {
+			// Evidence past the cap is dropped: only the rewrite still
+			// needs the remaining numbers, and none once it is ruled out.
+			if !correctable {
+				break
+			}
+			continue
+		}
+		if ev == nil {
+			ev = make([]Evidence, 0, maxEvidence)
+		}
+		e := Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+			SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End}, SourceText: srcText}
+		e.Reason = "answer says " + e.AnswerText + " but the source says " + e.SourceText
+		if ambiguous {
+			e.Reason += " (several source values fit)"
 		}
 		ev = append(ev, e)
 	}
 	if len(ev) > 0 {
-		r := Result{Mismatch: Numeric, Confidence: 0.9, Evidence: capEv(ev)}
+		r := Result{Mismatch: Numeric, Confidence: 0.9, Evidence: ev}
 		if correctable {
 			r.Rewritten = apply(answer, fixes)
 		}
@@ -155,13 +170,6 @@ func (c *Checker) Check(answer, source string) Result {
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
 
-func capEv(e []Evidence) []Evidence {
-	if len(e) > maxEvidence {
-		return e[:maxEvidence]
-	}
-	return e
-}
-
 type fix struct {
 	span scan.Span
 	repl string
@@ -187,9 +195,8 @@ func apply(s string, fixes []fix) string {
 // number contexts, and the source's sentence and number postings. Nothing
 // in a Result points into it.
 type state struct {
-	dict map[string]int32 // lower-cased word or stem -> id, per Check
-	strs []string         // id -> word
-	buf  []byte
+	words words // lower-cased words and stems by id, per Check
+	buf   []byte
 
 	stoks, atoks []tok
 	snums, anums []quantity
@@ -197,17 +204,20 @@ type state struct {
 	ctx          []int32 // number contexts (word ids)
 	inSource     []bool  // by word id: a stem of the source (the vocabulary)
 
-	// Source numbers by context word: CSR offsets by word id and entries.
-	npOff, npList []int32
-	npBuilt       bool
-	score         []int32
-	hit           []uint64 // bitset of the source numbers with a score > 0
+	// Source numbers by context word, built on first use: per word id the
+	// index+1 of its set in wbits (0: in no number's context).
+	wordSet []int32
+	wbits   []nbits
+	npBuilt bool
+	planes  [4]nbits // the scores of the current answer number, bit-sliced
 
-	// Source numbers by distinct value: closeTo depends on values only, so
-	// an answer number is compared with each distinct value once.
-	vclass     []int32 // by source number
-	classOf    map[float64]int32
-	classClose []int8 // by class, for the current answer number: 0 unknown, 1 close, 2 not
+	// Source numbers by distinct value (closeTo depends on values only, so
+	// an answer number is compared with each distinct value once) and by
+	// kind (n, $, %, y).
+	classOf   map[float64]int32
+	classVal  []float64
+	classBits []nbits
+	kindBits  [4]nbits
 
 	// Source sentences, built on first use by the contradiction check.
 	sents           []sentence
@@ -221,46 +231,122 @@ type state struct {
 }
 
 var statePool = sync.Pool{New: func() any {
-	return &state{dict: make(map[string]int32, 256), classOf: make(map[float64]int32, 64)}
+	return &state{classOf: make(map[float64]int32, 64)}
 }}
 
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if len(s.dict) > 1<<14 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
+	if s.words.len() > 1<<14 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
 		return // an outsized input: let the scratch go rather than pin it
 	}
 	if s.stamp > 1<<30 {
 		clear(s.mark[:cap(s.mark)])
 		s.stamp = 0
 	}
-	clear(s.dict)
+	s.words.reset()
 	clear(s.classOf)
-	clear(s.strs)
-	s.strs = s.strs[:0]
 	s.npBuilt = false
 	s.sents = s.sents[:0]
 	s.ctx = s.ctx[:0]
 	statePool.Put(s)
 }
 
-func (s *state) intern(b []byte) int32 {
-	if id, ok := s.dict[string(b)]; ok {
+// words interns the words of one Check without a string per word: ids in
+// order of first sight, their bytes in one buffer, and an open-addressing
+// table of ids by FNV-1a hash.
+type words struct {
+	buf   []byte
+	off   []int32  // id -> start in buf; one more entry: the end
+	hash  []uint32 // id -> hash
+	table []int32  // slot -> id+1, 0 when empty; a power of two long
+}
+
+func (d *words) len() int { return len(d.hash) }
+
+func (d *words) word(id int32) []byte { return d.buf[d.off[id]:d.off[id+1]] }
+
+func (d *words) reset() {
+	d.buf = d.buf[:0]
+	d.off = d.off[:0]
+	d.hash = d.hash[:0]
+	clear(d.table)
+}
+
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+// fnvAdd extends the FNV-1a hash h with the bytes of b.
+func fnvAdd[T string | []byte](h uint32, b T) uint32 {
+	for i := 0; i < len(b); i++ {
+		h ^= uint32(b[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+func (d *words) slot(h uint32) int { return int(h^h>>16) & (len(d.table) - 1) }
+
+// find returns the id of b (whose hash is h), -1 when not interned.
+func find[T string | []byte](d *words, b T, h uint32) int32 {
+	if len(d.table) == 0 {
+		return -1
+	}
+	for i := d.slot(h); ; i = (i + 1) & (len(d.table) - 1) {
+		v := d.table[i]
+		if v == 0 {
+			return -1
+		}
+		if id := v - 1; d.hash[id] == h && string(d.word(id)) == string(b) {
+			return id
+		}
+	}
+}
+
+// intern returns the id of b (whose hash is h), adding it when new.
+func (d *words) intern(b []byte, h uint32) int32 {
+	if id := find(d, b, h); id >= 0 {
 		return id
 	}
-	w := string(b)
-	id := int32(len(s.strs))
-	s.dict[w] = id
-	s.strs = append(s.strs, w)
+	if 2*(len(d.hash)+1) > len(d.table) {
+		d.grow()
+	}
+	if len(d.off) == 0 {
+		d.off = append(d.off, 0)
+	}
+	id := int32(len(d.hash))
+	d.buf = append(d.buf, b...)
+	d.off = append(d.off, int32(len(d.buf)))
+	d.hash = append(d.hash, h)
+	d.put(id)
 	return id
 }
 
-func (s *state) lookup(b []byte) int32 {
-	if id, ok := s.dict[string(b)]; ok {
-		return id
+func (d *words) put(id int32) {
+	i := d.slot(d.hash[id])
+	for d.table[i] != 0 {
+		i = (i + 1) & (len(d.table) - 1)
 	}
-	return -1
+	d.table[i] = id + 1
 }
+
+func (d *words) grow() {
+	d.table = make([]int32, max(256, 2*len(d.table)))
+	for id := range d.hash {
+		d.put(int32(id))
+	}
+}
+
+// stopWords is stop as a words table, for lookups without a map.
+var stopWords = func() *words {
+	d := &words{}
+	for w := range stop {
+		d.intern([]byte(w), fnvAdd(fnvOffset, w))
+	}
+	return d
+}()
 
 // quantities extracts normalised numbers.
 func (s *state) quantities(text string, out []quantity) []quantity {
@@ -401,7 +487,19 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || b == '_'
 }
 func parseFloat(s string) (float64, error) {
-	return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	if strings.IndexByte(s, ',') < 0 {
+		return strconv.ParseFloat(s, 64)
+	}
+	// Without the commas, in a stack buffer when short (ParseFloat does not
+	// keep its argument).
+	var buf [32]byte
+	b := buf[:0]
+	for i := 0; i < len(s); i++ {
+		if s[i] != ',' {
+			b = append(b, s[i])
+		}
+	}
+	return strconv.ParseFloat(string(b), 64)
 }
 
 var scaleSuffixes = [...]struct {
@@ -523,14 +621,19 @@ func (s *state) tokenize(text string, out []tok) []tok {
 		for len(w) > 0 && w[len(w)-1] == '\'' {
 			w = w[:len(w)-1]
 		}
-		if len(w) < 2 || stop[string(w)] {
+		if len(w) < 2 {
 			continue
 		}
 		sw := stemBytes(w)
-		id := s.intern(sw)
+		hs := fnvAdd(fnvOffset, sw)
+		hw := fnvAdd(hs, w[len(sw):])
+		if find(stopWords, w, hw) >= 0 {
+			continue
+		}
+		id := s.words.intern(sw, hs)
 		full := id
 		if len(sw) != len(w) {
-			full = s.lookup(w)
+			full = find(&s.words, w, hw)
 		}
 		out = append(out, tok{start: st, end: i, id: id, full: full, upper: unicode.IsUpper(first)})
 	}
@@ -542,11 +645,28 @@ func asciiLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
 
 var stemSuffixes = [...]string{"ing", "ed", "es", "s", "'s"}
 
+// stemBytes is stem on bytes, by the last byte: "ing", "ed", then "es",
+// "s" ("'s" is never reached: a word long enough for it ends in "s" and
+// loses that first).
 func stemBytes(w []byte) []byte {
-	for _, suf := range stemSuffixes {
-		if len(w) > len(suf)+3 && string(w[len(w)-len(suf):]) == suf {
-			return w[:len(w)-len(suf)]
+	n := len(w)
+	if n < 5 {
+		return w
+	}
+	switch w[n-1] {
+	case 'g':
+		if n > 6 && w[n-2] == 'n' && w[n-3] == 'i' {
+			return w[:n-3]
 		}
+	case 'd':
+		if n > 5 && w[n-2] == 'e' {
+			return w[:n-2]
+		}
+	case 's':
+		if n > 5 && w[n-2] == 'e' {
+			return w[:n-2]
+		}
+		return w[:n-1]
 	}
 	return w
 }
@@ -592,51 +712,27 @@ func (s *state) sentHas(st *sentence, id int32) bool {
 // index prepares the source: its vocabulary and its numbers with their
 // contexts. Sentences are built on first use (sourceSentences).
 func (s *state) index(source string) {
-	n := len(s.strs)
+	n := s.words.len()
 	s.inSource = growBools(s.inSource, n)
 	for _, t := range s.stoks {
 		s.inSource[t.id] = true
 	}
 	s.snums = s.quantities(source, s.snums[:0])
-	s.vclass = s.vclass[:0]
+	s.classVal = s.classVal[:0]
+	s.classBits = s.classBits[:0]
+	s.kindBits = [4]nbits{}
 	for i := range s.snums {
 		v := s.snums[i].value
 		c, ok := s.classOf[v]
 		if !ok {
-			c = int32(len(s.classOf))
+			c = int32(len(s.classVal))
 			s.classOf[v] = c
+			s.classVal = append(s.classVal, v)
+			s.classBits = append(s.classBits, nbits{})
 		}
-		s.vclass = append(s.vclass, c)
+		s.classBits[c].set(i)
+		s.kindBits[kindIndex(s.snums[i].kind)].set(i)
 	}
-	if cap(s.classClose) < len(s.classOf) {
-		s.classClose = make([]int8, len(s.classOf))
-	}
-	s.classClose = s.classClose[:len(s.classOf)]
-	s.hit = growUint64(s.hit, (len(s.snums)+63)/64)
-}
-
-func growUint64(b []uint64, n int) []uint64 {
-	if cap(b) < n {
-		return make([]uint64, n)
-	}
-	b = b[:n]
-	clear(b)
-	return b
-}
-
-// closeQ is closeTo(q.value, source number i's value) for the answer number
-// whose scores were computed last.
-func (s *state) closeQ(q *quantity, i int) bool {
-	c := s.vclass[i]
-	v := s.classClose[c]
-	if v == 0 {
-		v = 2
-		if closeTo(q.value, s.snums[i].value) {
-			v = 1
-		}
-		s.classClose[c] = v
-	}
-	return v == 1
 }
 
 func growBools(b []bool, n int) []bool {
@@ -668,7 +764,7 @@ func (s *state) sourceSentences(source string) {
 	s.sentSpans = sentences(source, s.sentSpans[:0])
 	s.sents = s.sents[:0]
 	s.sentWords = s.sentWords[:0]
-	s.mark = growMarks(s.mark, len(s.strs))
+	s.mark = growMarks(s.mark, s.words.len())
 	k := 0
 	for _, sp := range s.sentSpans {
 		if len(s.sents) == maxSentences {
@@ -685,7 +781,7 @@ func (s *state) sourceSentences(source string) {
 		}
 		s.sents = append(s.sents, sentence{span: sp, w0: w0, w1: int32(len(s.sentWords)), neg: -1})
 	}
-	n := len(s.strs)
+	n := s.words.len()
 	s.postOff = growInt32(s.postOff, n+1)
 	for _, id := range s.sentWords {
 		s.postOff[id+1]++
@@ -719,15 +815,98 @@ func (s *state) postings(id int32) []int32 {
 	return s.post[s.postOff[id]:s.postOff[id+1]]
 }
 
-// hasValue: the source states the same quantity (rounding tolerated).
-func (s *state) hasValue(q *quantity) bool {
-	for i := range s.snums {
-		n := &s.snums[i]
-		if s.closeQ(q, i) && compatible(q.kind, n.kind) {
-			return true
+// nbits is a set of source numbers (at most 256: numberSpans' limit).
+type nbits [4]uint64
+
+func (b *nbits) set(i int) { b[i>>6] |= 1 << (i & 63) }
+
+func (b *nbits) or(o *nbits) {
+	b[0] |= o[0]
+	b[1] |= o[1]
+	b[2] |= o[2]
+	b[3] |= o[3]
+}
+
+func (b *nbits) and(o *nbits) nbits { return nbits{b[0] & o[0], b[1] & o[1], b[2] & o[2], b[3] & o[3]} }
+
+func (b *nbits) andNot(o *nbits) nbits {
+	return nbits{b[0] &^ o[0], b[1] &^ o[1], b[2] &^ o[2], b[3] &^ o[3]}
+}
+
+func (b *nbits) empty() bool { return b[0]|b[1]|b[2]|b[3] == 0 }
+
+// first returns the lowest member, -1 when empty.
+func (b *nbits) first() int {
+	for w, x := range b {
+		if x != 0 {
+			return w*64 + bits.TrailingZeros64(x)
 		}
 	}
-	return false
+	return -1
+}
+
+// kindIndex maps a quantity kind to its bit in the kind sets.
+func kindIndex(k byte) int {
+	switch k {
+	case '$':
+		return 1
+	case '%':
+		return 2
+	case 'y':
+		return 3
+	}
+	return 0 // 'n'
+}
+
+// compatible(q.kind, n.kind) as a set of source numbers: those of q's
+// kind and the plain ones; every number for a plain q.
+func (s *state) compatSet(kind byte) nbits {
+	if kind == 'n' {
+		all := s.kindBits[0]
+		for k := 1; k < 4; k++ {
+			all.or(&s.kindBits[k])
+		}
+		return all
+	}
+	set := s.kindBits[0]
+	set.or(&s.kindBits[kindIndex(kind)])
+	return set
+}
+
+// alignSet: compatible kinds, and years only with years.
+func (s *state) alignSet(kind byte) nbits {
+	switch kind {
+	case 'y':
+		return s.kindBits[3]
+	case 'n':
+		set := s.kindBits[0]
+		set.or(&s.kindBits[1])
+		set.or(&s.kindBits[2])
+		return set
+	}
+	set := s.kindBits[0]
+	set.or(&s.kindBits[kindIndex(kind)])
+	return set
+}
+
+// closeSet: the source numbers whose value is closeTo q's, one closeTo per
+// distinct source value.
+func (s *state) closeSet(q *quantity) nbits {
+	var set nbits
+	for c, v := range s.classVal {
+		if closeTo(q.value, v) {
+			set.or(&s.classBits[c])
+		}
+	}
+	return set
+}
+
+// hasValue: the source states the same quantity (rounding tolerated).
+// near is closeSet(q).
+func (s *state) hasValue(q *quantity, near *nbits) bool {
+	compat := s.compatSet(q.kind)
+	in := near.and(&compat)
+	return !in.empty()
 }
 
 func compatible(a, b byte) bool {
@@ -756,72 +935,58 @@ func closeTo(a, b float64) bool {
 // context words with the answer's (at least 3, and 3 more), so the
 // answer most likely changed it ("refund within 50 days" where the source
 // says "within 100 days" and mentions 50 elsewhere). It reads the scores
-// of q (scores must have run for q).
-func (s *state) betterElsewhere(q *quantity) bool {
-	same, diff := 0, 0
-	for wi, word := range s.hit {
-		for word != 0 {
-			id := wi*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			n := &s.snums[id]
-			score := s.score[id]
-			if !compatible(q.kind, n.kind) {
-				continue
-			}
-			if s.closeQ(q, id) {
-				same = max(same, int(score))
-			} else {
-				diff = max(diff, int(score))
-			}
-		}
-	}
+// of q (scores must have run for q); near is closeSet(q).
+func (s *state) betterElsewhere(q *quantity, near *nbits) bool {
+	compat := s.compatSet(q.kind)
+	sameSet := compat.and(near)
+	diffSet := compat.andNot(near)
+	same, _ := s.maxScore(sameSet)
+	diff, _ := s.maxScore(diffSet)
 	return diff >= 3 && diff >= same+3
 }
 
-// scores sets s.score: per source number, how many of q's distinct context
-// words its context shares, using postings built on first use.
+// maxScore returns the highest score among the numbers of set (0 when
+// empty) and the numbers that have it: the score planes are searched from
+// the top bit down, keeping the candidates that have each bit when any do.
+func (s *state) maxScore(set nbits) (int, nbits) {
+	score := 0
+	for p := len(s.planes) - 1; p >= 0; p-- {
+		t := set.and(&s.planes[p])
+		if !t.empty() {
+			set = t
+			score |= 1 << p
+		}
+	}
+	return score, set
+}
+
+// maxContext bounds the distinct context words of a number (6 before and
+// 7 after): scores fit in the 4 planes.
+const maxContext = 13
+
+// scores sets s.planes: per source number, in bit-sliced form (plane p holds
+// bit p of the count), how many of q's distinct context words its context
+// shares. Each word's set of source numbers is built on first use.
 func (s *state) scores(q *quantity) {
 	if !s.npBuilt {
 		s.npBuilt = true
-		n := len(s.strs)
-		s.npOff = growInt32(s.npOff, n+1)
-		s.mark = growMarks(s.mark, n)
-		// Count, then fill: each number once per distinct context word.
-		for pass := 0; pass < 2; pass++ {
-			for i := range s.snums {
-				s.context(&s.snums[i], s.stoks)
-				s.stamp++
-				for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
-					if s.mark[w] == s.stamp {
-						continue
-					}
-					s.mark[w] = s.stamp
-					if pass == 0 {
-						s.npOff[w+1]++
-					} else {
-						s.npList[s.counts[w]] = int32(i)
-						s.counts[w]++
-					}
+		n := s.words.len()
+		s.wordSet = growInt32(s.wordSet, n)
+		s.wbits = s.wbits[:0]
+		for i := range s.snums {
+			s.context(&s.snums[i], s.stoks)
+			for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
+				k := s.wordSet[w]
+				if k == 0 {
+					s.wbits = append(s.wbits, nbits{})
+					k = int32(len(s.wbits))
+					s.wordSet[w] = k
 				}
-			}
-			if pass == 0 {
-				for i := 1; i <= n; i++ {
-					s.npOff[i] += s.npOff[i-1]
-				}
-				s.npList = growInt32(s.npList, int(s.npOff[n]))
-				s.counts = append(s.counts[:0], s.npOff[:n]...)
+				s.wbits[k-1].set(i)
 			}
 		}
-		s.score = growInt32(s.score, len(s.snums))
 	}
-	for wi, word := range s.hit {
-		for word != 0 {
-			s.score[wi*64+bits.TrailingZeros64(word)] = 0
-			word &= word - 1
-		}
-	}
-	clear(s.hit)
-	clear(s.classClose)
+	s.planes = [4]nbits{}
 	ctx := s.ctx[q.c0:q.c1]
 	for k, w := range ctx {
 		dup := false
@@ -831,44 +996,44 @@ func (s *state) scores(q *quantity) {
 				break
 			}
 		}
-		if dup || int(w)+1 >= len(s.npOff) {
+		if dup || int(w) >= len(s.wordSet) || s.wordSet[w] == 0 {
 			continue
 		}
-		for _, id := range s.npList[s.npOff[w]:s.npOff[w+1]] {
-			s.score[id]++
-			s.hit[id>>6] |= 1 << (id & 63)
+		// Add the word's set to the bit-sliced counters (a ripple carry).
+		carry := s.wbits[s.wordSet[w]-1]
+		for p := range s.planes {
+			pl := &s.planes[p]
+			for j := range carry {
+				c := pl[j] & carry[j]
+				pl[j] ^= carry[j]
+				carry[j] = c
+			}
 		}
 	}
 }
 
 // align finds the source quantity the answer's number talks about: same
-// kind, most shared context words (at least one). ambiguous when another
-// candidate with a different value ties. It reads the scores of q.
+// kind, most shared context words (at least one), the first in source
+// order. ambiguous when another candidate with a different value ties. It
+// reads the scores of q.
 func (s *state) align(q *quantity) (*quantity, bool) {
-	var best *quantity
-	bestScore, ties := 0, 0
-	// Numbers with no shared word change nothing: visit the others in order.
-	for wi, word := range s.hit {
-		for word != 0 {
-			i := wi*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			n := &s.snums[i]
-			score := int(s.score[i])
-			if !compatible(q.kind, n.kind) || (q.kind == 'y') != (n.kind == 'y') {
-				continue
-			}
-			switch {
-			case score > bestScore:
-				best, bestScore, ties = n, score, 0
-			case score == bestScore && score > 0 && !closeTo(n.value, best.value):
-				ties++
+	score, top := s.maxScore(s.alignSet(q.kind))
+	if score < 1 {
+		return nil, false
+	}
+	bi := top.first()
+	best := &s.snums[bi]
+	top[bi>>6] &^= 1 << (bi & 63)
+	for w, x := range top {
+		for x != 0 {
+			i := w*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			if !closeTo(s.snums[i].value, best.value) {
+				return best, true
 			}
 		}
 	}
-	if bestScore < 1 {
-		return nil, false
-	}
-	return best, ties > 0
+	return best, false
 }
 
 var negWords = map[string]bool{"not": true, "no": true, "never": true, "none": true, "nobody": true, "nothing": true,
@@ -952,7 +1117,7 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			built = true
 			s.sourceSentences(source)
 			s.counts = growInt32(s.counts, len(s.sents))
-			s.mark = growMarks(s.mark, len(s.strs))
+			s.mark = growMarks(s.mark, s.words.len())
 		}
 		s.stamp++
 		set := s.set[:0]
@@ -995,14 +1160,14 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
 		}
 		for _, w := range set {
-			word := s.strs[w]
-			ant, ok := antonyms[word]
+			word := s.words.word(w)
+			ant, ok := antonyms[string(word)]
 			if !ok {
 				continue
 			}
-			if aid, ok := s.dict[ant]; ok && s.sentHas(best, aid) && !s.sentHas(best, w) {
+			if aid := find(&s.words, ant, fnvAdd(fnvOffset, ant)); aid >= 0 && s.sentHas(best, aid) && !s.sentHas(best, w) {
 				return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
-					SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", word, ant)}, true
+					SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", string(word), ant)}, true
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -121,5 +122,116 @@ func TestPooledStateReuse(t *testing.T) {
 		for i := len(cases) - 1; i >= 0; i-- {
 			require.Equal(t, first[i], c.Check(cases[i][0], cases[i][1]), "case %d", i)
 		}
+	}
+}
+
+// TestStemBytes: the hand-written stemBytes agrees with stem.
+func TestStemBytes(t *testing.T) {
+	atoms := []string{"s", "e", "d", "i", "n", "g", "'", "a", "es", "ed", "ing", "'s"}
+	r := rand.New(rand.NewSource(4))
+	for range 100000 {
+		var b strings.Builder
+		for range r.Intn(6) {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		w := b.String()
+		require.Equal(t, stem(w), string(stemBytes([]byte(w))), "%q", w)
+	}
+}
+
+// TestBitsetScoring: the bit-sliced scores and the set searches give what
+// counting per source number (the definition) gives, on generated number-
+// dense texts.
+func TestBitsetScoring(t *testing.T) {
+	vocab := []string{"revenue", "profit", "staff", "offices", "Europe", "grew", "fell", "year", "quarter", "customers", "rose", "cost"}
+	nums := []string{"12%", "$4.2 million", "85", "3", "2024", "1,250", "4.2", "12", "13%", "$4.3M", "1,251", "2023", "100", "50"}
+	r := rand.New(rand.NewSource(5))
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			if r.Intn(3) == 0 {
+				b.WriteString(nums[r.Intn(len(nums))])
+			} else {
+				b.WriteString(vocab[r.Intn(len(vocab))])
+			}
+			b.WriteString([]string{" ", " ", ", ", ". "}[r.Intn(4)])
+		}
+		return b.String()
+	}
+	for iter := range 400 {
+		src, ans := text(20+r.Intn(900)), text(5+r.Intn(60))
+		st := getState()
+		st.stoks = st.tokenize(src, st.stoks[:0])
+		st.atoks = st.tokenize(ans, st.atoks[:0])
+		st.index(src)
+		st.anums = st.quantities(ans, st.anums[:0])
+		for i := range st.anums {
+			st.context(&st.anums[i], st.atoks)
+		}
+		for i := range st.anums {
+			q := &st.anums[i]
+			st.scores(q)
+			// The definition: distinct context words shared, per number.
+			score := make([]int, len(st.snums))
+			qctx := st.ctx[q.c0:q.c1]
+			for j := range st.snums {
+				n := &st.snums[j]
+				seen := map[int32]bool{}
+				for _, w := range qctx {
+					if seen[w] {
+						continue
+					}
+					seen[w] = true
+					for _, x := range st.ctx[n.c0:n.c1] {
+						if x == w {
+							score[j]++
+							break
+						}
+					}
+				}
+				got := 0
+				for p := range st.planes {
+					if st.planes[p][j>>6]>>(j&63)&1 == 1 {
+						got |= 1 << p
+					}
+				}
+				require.Equal(t, score[j], got, "iter %d number %d", iter, j)
+			}
+			has, same, diff := false, 0, 0
+			var best *quantity
+			bestScore, ties := 0, 0
+			for j := range st.snums {
+				n := &st.snums[j]
+				c := closeTo(q.value, n.value)
+				if c && compatible(q.kind, n.kind) {
+					has = true
+				}
+				if compatible(q.kind, n.kind) && score[j] > 0 {
+					if c {
+						same = max(same, score[j])
+					} else {
+						diff = max(diff, score[j])
+					}
+				}
+				if score[j] == 0 || !compatible(q.kind, n.kind) || (q.kind == 'y') != (n.kind == 'y') {
+					continue
+				}
+				switch {
+				case score[j] > bestScore:
+					best, bestScore, ties = n, score[j], 0
+				case score[j] == bestScore && !closeTo(n.value, best.value):
+					ties++
+				}
+			}
+			near := st.closeSet(q)
+			require.Equal(t, has, st.hasValue(q, &near), "iter %d", iter)
+			require.Equal(t, diff >= 3 && diff >= same+3, st.betterElsewhere(q, &near), "iter %d", iter)
+			gb, amb := st.align(q)
+			require.Equal(t, best, gb, "iter %d", iter)
+			if best != nil {
+				require.Equal(t, ties > 0, amb, "iter %d", iter)
+			}
+		}
+		putState(st)
 	}
 }

@@ -6,10 +6,12 @@
 package pii
 
 import (
+	"bytes"
 	"net/netip"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -35,13 +37,27 @@ var severities = map[string]scan.Severity{
 }
 
 var (
-	ipv4RE  = regexp.MustCompile(`(?:\d{1,3}\.){3}\d{1,3}`)
-	ipv6RE  = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
-	ibanRE  = regexp.MustCompile(`[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?`)
-	ssnRE   = regexp.MustCompile(`\d{3}([- .]?)\d{2}([- .]?)\d{4}`)
-	cardRE  = regexp.MustCompile(`\d(?:[ -]?\d){11,18}`)
-	phoneRE = regexp.MustCompile(`(?:\+|00)?\(?\d[\d ().\-]{4,24}\d(?: ?(?:x|ext\.?|#) ?\d{1,6})?`)
+	ipv6RE = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
+	ibanRE = regexp.MustCompile(`[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?`)
 )
+
+// The SSN, card, phone and IPv4 patterns run on every digit cluster, so
+// they are matched by hand (ssnAt, cardAt, phoneAt, ipv4At) with the
+// leftmost-first semantics of Go's regexp; match_test.go checks them
+// against these:
+//
+//	ssn:   \d{3}([- .]?)\d{2}([- .]?)\d{4}
+//	card:  \d(?:[ -]?\d){11,18}
+//	phone: (?:\+|00)?\(?\d[\d ().\-]{4,24}\d(?: ?(?:x|ext\.?|#) ?\d{1,6})?
+//	ipv4:  (?:\d{1,3}\.){3}\d{1,3}
+
+// scratch is the pooled state of one Scan: candidates and windows.
+type scratch struct {
+	cs, kept []cand
+	wins     []window
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // Scanner finds PII. The zero value is not usable; call New.
 type Scanner struct{}
@@ -59,7 +75,13 @@ type cand struct {
 
 // Scan appends one hit per entity found in text.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
-	var cs []cand
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		if cap(sc.cs) <= 1<<12 && cap(sc.kept) <= 1<<12 && cap(sc.wins) <= 1<<14 {
+			scratchPool.Put(sc)
+		}
+	}()
+	cs := sc.cs[:0]
 	// Regexps run only on small windows around '@' and around digit
 	// clusters: Go's RE2 without a literal prefix scans at a few MB/s, and
 	// most text is neither.
@@ -76,7 +98,8 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 		i = at + 1
 	}
-	for _, w := range digitWindows(text) {
+	sc.wins = digitWindows(text, sc.wins[:0])
+	for _, w := range sc.wins {
 		// Cheap gates on the window before any regexp runs.
 		sub := text[w[0]:w[1]]
 		nd, dots, colons, letters := 0, 0, 0, 0
@@ -108,7 +131,9 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 			cs = phones(text, w, cs)
 		}
 	}
-	return emit(cs, dst)
+	sc.cs = cs
+	dst, sc.kept = emit(cs, sc.kept[:0], dst)
+	return dst
 }
 
 func localChar(c byte) bool {
@@ -168,8 +193,7 @@ const maxGap = 6
 
 // digitWindows returns the clusters of digits, each widened by a few bytes
 // for prefixes such as "+", "(", an IBAN country code.
-func digitWindows(text string) []window {
-	var out []window
+func digitWindows(text string, out []window) []window {
 	start, last := -1, -1
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -206,8 +230,8 @@ func boundary(text string, start, end int) bool {
 	return true
 }
 
-func digitsOf(s string) []byte {
-	out := make([]byte, 0, len(s))
+// appendDigits appends the digits of s to out.
+func appendDigits(out []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= '0' && s[i] <= '9' {
 			out = append(out, s[i])
@@ -217,41 +241,41 @@ func digitsOf(s string) []byte {
 }
 
 // emit resolves overlaps (higher rank, then higher confidence, then longer
-// wins) and appends the survivors in text order.
-func emit(cs []cand, dst []scan.Hit) []scan.Hit {
+// wins) and appends the survivors in text order to dst. kept is scratch,
+// returned for reuse.
+func emit(cs, kept []cand, dst []scan.Hit) ([]scan.Hit, []cand) {
 	if len(cs) == 0 {
-		return dst
+		return dst, kept
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].rank != cs[j].rank {
-			return cs[i].rank > cs[j].rank
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		switch {
+		case a.rank != b.rank:
+			return b.rank - a.rank
+		case a.conf > b.conf:
+			return -1
+		case a.conf < b.conf:
+			return 1
 		}
-		if cs[i].conf != cs[j].conf {
-			return cs[i].conf > cs[j].conf
-		}
-		return cs[i].end-cs[i].start > cs[j].end-cs[j].start
+		return (b.end - b.start) - (a.end - a.start)
 	})
-	kept := cs[:0:0]
+	// kept stays sorted by start; its spans do not overlap, so a candidate
+	// overlaps one of them only if it overlaps its neighbours in that order.
 	for _, c := range cs {
-		ok := true
-		for _, k := range kept {
-			if c.start < k.end && k.start < c.end {
-				ok = false
-				break
-			}
+		i, _ := slices.BinarySearchFunc(kept, c.start, func(k cand, st int) int { return k.start - st })
+		if i > 0 && kept[i-1].end > c.start || i < len(kept) && kept[i].start < c.end {
+			continue
 		}
-		if ok {
-			kept = append(kept, c)
-		}
+		kept = slices.Insert(kept, i, c)
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
-	for _, c := range kept {
+	spans := make([]scan.Span, len(kept))
+	for i, c := range kept {
+		spans[i] = scan.Span{Start: c.start, End: c.end}
 		dst = append(dst, scan.Hit{
 			Policy: c.policy, Severity: severities[c.policy], Confidence: c.conf,
-			Spans: []scan.Span{{Start: c.start, End: c.end}}, Placeholder: placeholders[c.policy],
+			Spans: spans[i : i+1 : i+1], Placeholder: placeholders[c.policy],
 		})
 	}
-	return dst
+	return dst, kept
 }
 
 // Context words, lower case, matched as whole words within a window before
@@ -272,6 +296,15 @@ var (
 func context(text string, start, end int, base float64, pos, neg []string) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
+	if isASCII(text[lo:start]) && isASCII(text[end:hi]) {
+		return contextASCII(text[lo:start], text[end:hi], base, pos, neg)
+	}
+	return contextGeneral(text, start, end, base, pos, neg)
+}
+
+func contextGeneral(text string, start, end int, base float64, pos, neg []string) float64 {
+	lo := max(0, start-48)
+	hi := min(len(text), end+24)
 	before := strings.ToLower(text[lo:start])
 	after := strings.ToLower(text[end:hi])
 	conf := base
@@ -282,6 +315,84 @@ func context(text string, start, end int, base float64, pos, neg []string) float
 		conf = max(0, conf-0.45)
 	}
 	return conf
+}
+
+// contextASCII is context on ASCII windows, without allocating: lower-cased
+// into stack buffers, and the negative words looked for in the text from the
+// second-to-last word on (in lower-cased ASCII, every byte outside a
+// lastWords field is a non-alphanumeric boundary, as is the space that
+// joins the fields, and no context word spans two fields).
+func contextASCII(b, a string, base float64, pos, neg []string) float64 {
+	var bb [48]byte
+	var ab [24]byte
+	before := appendLower(bb[:0], b)
+	after := appendLower(ab[:0], a)
+	conf := base
+	if hasWordBytes(before, pos) || hasWordBytes(after, pos) {
+		conf = min(1, base+0.3)
+	}
+	if len(neg) > 0 && hasWordBytes(before[lastFieldsStart(before, 2):], neg) {
+		conf = max(0, conf-0.45)
+	}
+	return conf
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func appendLower(out []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func fieldByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' }
+
+// lastFieldsStart returns where the last n fields (runs of fieldByte) of
+// the lower-cased s begin: 0 when it has at most n.
+func lastFieldsStart(s []byte, n int) int {
+	i := len(s)
+	for k := 0; k < n; k++ {
+		for i > 0 && !fieldByte(s[i-1]) {
+			i--
+		}
+		if i == 0 {
+			return 0
+		}
+		for i > 0 && fieldByte(s[i-1]) {
+			i--
+		}
+	}
+	return i
+}
+
+func hasWordBytes(s []byte, words []string) bool {
+	for _, w := range words {
+		i := 0
+		for {
+			j := bytes.Index(s[i:], []byte(w))
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(w)
+			if (a == 0 || !isAlnum(s[a-1])) && (b == len(s) || !isAlnum(s[b])) {
+				return true
+			}
+			i = a + 1
+		}
+	}
+	return false
 }
 
 func lastWords(s string, n int) string {
@@ -310,7 +421,23 @@ func hasWord(s string, words []string) bool {
 	return false
 }
 
+// ibanStart: s has two ASCII letters followed by two digits, which every
+// ibanRE match starts with.
+func ibanStart(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if isDigit(s[i+2]) && isDigit(s[i+3]) && isLetter(s[i]) && isLetter(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 func ibans(text string, w window, cs []cand) []cand {
+	if !ibanStart(text[w[0]:w[1]]) {
+		return cs
+	}
 	for _, m := range ibanRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
 		st, en := w[0]+m[0], w[0]+m[1]
 		// Trim a trailing partial group that glues to following text.
@@ -363,19 +490,23 @@ func validIBAN(v string) bool {
 }
 
 func ssns(text string, w window, cs []cand) []cand {
-	for _, m := range ssnRE.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1) {
-		for k := range m {
-			m[k] += w[0]
+	sub := text[w[0]:w[1]]
+	for p := 0; p < len(sub); {
+		m0, m1, l1, l2, ok := nextSSN(sub, p)
+		if !ok {
+			break
 		}
-		st, en := m[0], m[1]
+		p = m1
+		st, en := w[0]+m0, w[0]+m1
 		if !boundary(text, st, en) {
 			continue
 		}
-		sep1, sep2 := text[m[2]:m[3]], text[m[4]:m[5]]
+		sep1, sep2 := text[st+3:st+3+l1], text[en-4-l2:en-4]
 		if sep1 != sep2 {
 			continue
 		}
-		d := string(digitsOf(text[st:en]))
+		var db [16]byte
+		d := appendDigits(db[:0], text[st:en])
 		if !validSSN(d) {
 			continue
 		}
@@ -391,24 +522,221 @@ func ssns(text string, w window, cs []cand) []cand {
 	return cs
 }
 
-func validSSN(d string) bool {
-	area, group, serial := d[:3], d[3:5], d[5:]
+func validSSN(d []byte) bool {
+	area, group, serial := string(d[:3]), string(d[3:5]), string(d[5:])
 	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
 		return false
 	}
 	return true
 }
 
-func fakeSSN(d string) bool {
-	if d == "123456789" || d == "078051120" || d == "219099999" {
+func fakeSSN(d []byte) bool {
+	if s := string(d); s == "123456789" || s == "078051120" || s == "219099999" {
 		return true
 	}
-	return strings.Count(d, d[:1]) == len(d)
+	return bytes.Count(d, d[:1]) == len(d)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitsAt: s holds n digits from i.
+func digitsAt(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for k := i; k < i+n; k++ {
+		if !isDigit(s[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func ssnSep(c byte) bool { return c == '-' || c == ' ' || c == '.' }
+
+// nextSSN is the next match of ssn in s from p, as FindAll would find it:
+// its span and the lengths of its two separators.
+func nextSSN(s string, p int) (int, int, int, int, bool) {
+	for ; p+9 <= len(s); p++ {
+		if en, l1, l2, ok := ssnAt(s, p); ok {
+			return p, en, l1, l2, true
+		}
+	}
+	return 0, 0, 0, 0, false
+}
+
+// ssnAt matches ssn at p, trying the alternatives in the order a
+// backtracking matcher does (each optional separator present first).
+func ssnAt(s string, p int) (int, int, int, bool) {
+	if !digitsAt(s, p, 3) {
+		return 0, 0, 0, false
+	}
+	for l1 := 1; l1 >= 0; l1-- {
+		q := p + 3
+		if l1 == 1 && (q >= len(s) || !ssnSep(s[q])) {
+			continue
+		}
+		q += l1
+		if !digitsAt(s, q, 2) {
+			continue
+		}
+		q += 2
+		for l2 := 1; l2 >= 0; l2-- {
+			if l2 == 1 && (q >= len(s) || !ssnSep(s[q])) {
+				continue
+			}
+			if digitsAt(s, q+l2, 4) {
+				return q + l2 + 4, l1, l2, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// nextCard is the next match of card in s from p.
+func nextCard(s string, p int) (int, int, bool) {
+	for ; p < len(s); p++ {
+		if en, ok := cardAt(s, p); ok {
+			return p, en, true
+		}
+	}
+	return 0, 0, false
+}
+
+// cardAt matches card at p. Each repetition can go one way only (a
+// separator and a digit, or a digit), so the greedy path is the match when
+// it repeats at least 11 times, and no other path repeats more.
+func cardAt(s string, p int) (int, bool) {
+	if !isDigit(s[p]) {
+		return 0, false
+	}
+	i, n := p+1, 0
+	for n < 18 {
+		if i+1 < len(s) && (s[i] == ' ' || s[i] == '-') && isDigit(s[i+1]) {
+			i += 2
+		} else if i < len(s) && isDigit(s[i]) {
+			i++
+		} else {
+			break
+		}
+		n++
+	}
+	return i, n >= 11
+}
+
+// nextPhone is the next match of phone in s from p.
+func nextPhone(s string, p int) (int, int, bool) {
+	for ; p < len(s); p++ {
+		if en, ok := phoneAt(s, p); ok {
+			return p, en, true
+		}
+	}
+	return 0, 0, false
+}
+
+// phoneAt matches phone at p: the optional prefix "+" or "00" first, then
+// without; the optional "(" first, then without.
+func phoneAt(s string, p int) (int, bool) {
+	paren := func(q int) (int, bool) {
+		if q < len(s) && s[q] == '(' {
+			if en, ok := phoneCore(s, q+1); ok {
+				return en, true
+			}
+		}
+		return phoneCore(s, q)
+	}
+	if s[p] == '+' {
+		if en, ok := paren(p + 1); ok {
+			return en, true
+		}
+	}
+	if s[p] == '0' && p+1 < len(s) && s[p+1] == '0' {
+		if en, ok := paren(p + 2); ok {
+			return en, true
+		}
+	}
+	return paren(p)
+}
+
+func phoneClass(c byte) bool {
+	return isDigit(c) || c == ' ' || c == '(' || c == ')' || c == '.' || c == '-'
+}
+
+// phoneCore matches \d[\d ().\-]{4,24}\d and the optional extension at q:
+// the class repeats as often as it can with a digit after it (the greedy
+// choice), and the extension always matches, possibly empty.
+func phoneCore(s string, q int) (int, bool) {
+	if q >= len(s) || !isDigit(s[q]) {
+		return 0, false
+	}
+	st := q + 1
+	run := 0
+	for run < 25 && st+run < len(s) && phoneClass(s[st+run]) {
+		run++
+	}
+	for k := min(24, run-1); k >= 4; k-- {
+		if isDigit(s[st+k]) {
+			return phoneExt(s, st+k+1), true
+		}
+	}
+	return 0, false
+}
+
+// phoneExt matches (?: ?(?:x|ext\.?|#) ?\d{1,6})? at e and returns its end.
+func phoneExt(s string, e int) int {
+	for sp := 1; sp >= 0; sp-- {
+		i := e
+		if sp == 1 {
+			if i >= len(s) || s[i] != ' ' {
+				continue
+			}
+			i++
+		}
+		// The alternatives that match at i, in order.
+		var alts [2]int
+		n := 0
+		switch {
+		case i < len(s) && (s[i] == 'x' || s[i] == '#'):
+			alts[0], n = i+1, 1
+		case strings.HasPrefix(s[i:], "ext"):
+			if i+3 < len(s) && s[i+3] == '.' {
+				alts[n] = i + 4
+				n++
+			}
+			alts[n] = i + 3
+			n++
+		}
+		for _, j := range alts[:n] {
+			for sp2 := 1; sp2 >= 0; sp2-- {
+				k := j
+				if sp2 == 1 {
+					if k >= len(s) || s[k] != ' ' {
+						continue
+					}
+					k++
+				}
+				if k < len(s) && isDigit(s[k]) {
+					d := 1
+					for d < 6 && k+d < len(s) && isDigit(s[k+d]) {
+						d++
+					}
+					return k + d
+				}
+			}
+		}
+	}
+	return e
 }
 
 func cards(text string, w window, cs []cand) []cand {
-	for _, m := range cardRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
-		st, en := w[0]+m[0], w[0]+m[1]
+	sub := text[w[0]:w[1]]
+	for p := 0; p < len(sub); {
+		m0, m1, ok := nextCard(sub, p)
+		if !ok {
+			break
+		}
+		p = m1
+		st, en := w[0]+m0, w[0]+m1
 		if !boundary(text, st, en) {
 			continue
 		}
@@ -417,7 +745,8 @@ func cards(text string, w window, cs []cand) []cand {
 		if strings.Contains(raw, " ") && strings.Contains(raw, "-") {
 			continue
 		}
-		d := digitsOf(raw)
+		var db [32]byte
+		d := appendDigits(db[:0], raw)
 		if len(d) < 12 || len(d) > 19 || !luhn(d) || !cardLayout(raw) || (st > 0 && text[st-1] == '+') {
 			continue
 		}
@@ -433,15 +762,30 @@ func cards(text string, w window, cs []cand) []cand {
 // cardLayout accepts digits printed as cards are: unbroken, in groups of
 // four (the last shorter), or Amex's 4-6-5 / Diners' 4-6-4.
 func cardLayout(raw string) bool {
-	g := strings.FieldsFunc(raw, func(r rune) bool { return r == ' ' || r == '-' })
+	// The lengths of the groups between spaces and hyphens (raw is ASCII:
+	// digits and single separators).
+	var gb [20]int
+	g := gb[:0]
+	for i := 0; i < len(raw); {
+		if raw[i] == ' ' || raw[i] == '-' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(raw) && raw[j] != ' ' && raw[j] != '-' {
+			j++
+		}
+		g = append(g, j-i)
+		i = j
+	}
 	if len(g) == 1 {
 		return true
 	}
-	if len(g) == 3 && len(g[0]) == 4 && len(g[1]) == 6 && (len(g[2]) == 5 || len(g[2]) == 4) {
+	if len(g) == 3 && g[0] == 4 && g[1] == 6 && (g[2] == 5 || g[2] == 4) {
 		return true
 	}
 	for i, x := range g {
-		if len(x) != 4 && !(i == len(g)-1 && len(x) >= 1 && len(x) <= 4) {
+		if x != 4 && !(i == len(g)-1 && x >= 1 && x <= 4) {
 			return false
 		}
 	}
@@ -487,10 +831,59 @@ func knownIIN(d []byte) bool {
 	return false
 }
 
+// versionBefore: the last word of s is a version word (lower-cased).
+func versionBefore(s string) bool {
+	if !isASCII(s) {
+		return hasWord(lastWords(strings.ToLower(s), 1), negVersion)
+	}
+	var bb [16]byte
+	b := appendLower(bb[:0], s)
+	return hasWordBytes(b[lastFieldsStart(b, 1):], negVersion)
+}
+
+// nextIPv4 is the next match of (?:\d{1,3}\.){3}\d{1,3} in s from p: a
+// group's digits can only be followed by its dot when they are all of a run
+// of at most three, so the match at p is the greedy one.
+func nextIPv4(s string, p int) (int, int, bool) {
+	for ; p < len(s); p++ {
+		if en, ok := ipv4At(s, p); ok {
+			return p, en, true
+		}
+	}
+	return 0, 0, false
+}
+
+func ipv4At(s string, p int) (int, bool) {
+	i := p
+	for g := 0; g < 4; g++ {
+		j := i
+		for j < len(s) && j-i < 3 && isDigit(s[j]) {
+			j++
+		}
+		if j == i {
+			return 0, false
+		}
+		if g == 3 {
+			return j, true
+		}
+		if j >= len(s) || s[j] != '.' {
+			return 0, false
+		}
+		i = j + 1
+	}
+	return 0, false
+}
+
 func ips(text string, w window, cs []cand) []cand {
 	if strings.IndexByte(text[w[0]:w[1]], '.') >= 0 {
-		for _, m := range ipv4RE.FindAllStringIndex(text[w[0]:w[1]], -1) {
-			st, en := w[0]+m[0], w[0]+m[1]
+		sub := text[w[0]:w[1]]
+		for p := 0; p < len(sub); {
+			m0, m1, ok := nextIPv4(sub, p)
+			if !ok {
+				break
+			}
+			p = m1
+			st, en := w[0]+m0, w[0]+m1
 			if !boundary(text, st, en) || (en < len(text)-1 && text[en] == '.' && text[en+1] >= '0' && text[en+1] <= '9') ||
 				(st > 0 && text[st-1] == '.') {
 				continue
@@ -499,7 +892,7 @@ func ips(text string, w window, cs []cand) []cand {
 				continue
 			}
 			conf := context(text, st, en, 0.7, ipCtx, nil)
-			if hasWord(lastWords(strings.ToLower(text[max(0, st-16):st]), 1), negVersion) || (st > 0 && (text[st-1] == 'v' || text[st-1] == 'V')) {
+			if versionBefore(text[max(0, st-16):st]) || (st > 0 && (text[st-1] == 'v' || text[st-1] == 'V')) {
 				conf = 0.2
 			}
 			cs = append(cs, cand{IPAddress, st, en, conf, 6})
@@ -522,13 +915,36 @@ func ips(text string, w window, cs []cand) []cand {
 	return cs
 }
 
-var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
-
 var dateLike = regexp.MustCompile(`^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{4}|\d{2}))$`)
 
+// hasDatePrefix is datePrefix.MatchString(s).
+func hasDatePrefix(s string) bool {
+	return len(s) >= 10 && digitsAt(s, 0, 4) && s[4] == '-' && digitsAt(s, 5, 2) && s[7] == '-' && digitsAt(s, 8, 2)
+}
+
+// isDateLike is dateLike.MatchString(s), which needs 6 to 10 bytes of
+// digits, dots and hyphens: anything else skips the regexp.
+func isDateLike(s string) bool {
+	if len(s) > 10 || len(s) < 6 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) && s[i] != '-' && s[i] != '.' {
+			return false
+		}
+	}
+	return dateLike.MatchString(s)
+}
+
 func phones(text string, w window, cs []cand) []cand {
-	for _, m := range phoneRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
-		st, en := w[0]+m[0], w[0]+m[1]
+	sub := text[w[0]:w[1]]
+	for p := 0; p < len(sub); {
+		m0, m1, ok := nextPhone(sub, p)
+		if !ok {
+			break
+		}
+		p = m1
+		st, en := w[0]+m0, w[0]+m1
 		// Trim separators the greedy class took at the edges, and an opening
 		// parenthesis never closed.
 		for en > st && strings.IndexByte(" \t\n\r.-(", text[en-1]) >= 0 {
@@ -548,14 +964,17 @@ func phones(text string, w window, cs []cand) []cand {
 			text[st-1] == ',' && st >= 2 && text[st-2] >= '0' && text[st-2] <= '9')) {
 			continue
 		}
-		if strings.Count(raw, "(") != strings.Count(raw, ")") || dateLike.MatchString(raw) || datePrefix.MatchString(raw) {
+		if strings.Count(raw, "(") != strings.Count(raw, ")") || isDateLike(raw) || hasDatePrefix(raw) {
 			continue
 		}
-		d := digitsOf(mainPart(raw))
+		main := mainPart(raw)
+		var db [32]byte
+		d := appendDigits(db[:0], main)
 		if len(d) < 7 || len(d) > 15 {
 			continue
 		}
-		groups := strings.FieldsFunc(mainPart(raw), func(r rune) bool { return r < '0' || r > '9' })
+		var gb [16]string
+		groups := digitGroups(main, gb[:0])
 		sepd := len(groups) > 1
 		intl := raw[0] == '+' || strings.HasPrefix(raw, "00")
 		base := 0.4
@@ -585,6 +1004,24 @@ func phones(text string, w window, cs []cand) []cand {
 		cs = append(cs, cand{Phone, st, en, context(text, st, en, base, phoneCtx, negCommon), 4})
 	}
 	return cs
+}
+
+// digitGroups appends the runs of ASCII digits of s (strings.FieldsFunc
+// on non-digits: every other byte, of a rune or not, separates).
+func digitGroups(s string, out []string) []string {
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
 }
 
 // mainPart drops an extension (x123, ext. 12).

@@ -5,11 +5,13 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,15 +42,30 @@ type compiledRule struct {
 	res []*regexp.Regexp
 	// need[i] is a lower-case literal every match of res[i] contains ("" if
 	// none): when the folded text lacks it, the regexp is not run.
-	need []string
+	need  []string
+	needB [][]byte // need as bytes
 }
 
 // Set is a compiled rule set; safe for concurrent use.
 type Set struct {
 	rules    []compiledRule
 	keywords []keyword
-	needFold bool // some regexp has a required literal
+	needFold bool       // some regexp has a required literal
+	ac       *automaton // the keywords in one pass; nil: one search per keyword
+	scratch  sync.Pool  // *scanScratch
 }
+
+// scanScratch is the pooled state of one Scan.
+type scanScratch struct {
+	folded []byte
+	next   []int // per keyword: where its next occurrence may start
+	found  []kwHit
+	sorted []kwHit
+	count  []int32
+}
+
+// kwHit is one whole-word occurrence of keyword k at start.
+type kwHit struct{ k, start int32 }
 
 // Compile validates and compiles specs.
 func Compile(specs []Spec) (*Set, error) {
@@ -82,6 +99,7 @@ func Compile(specs []Spec) (*Set, error) {
 				}
 				cr.res = append(cr.res, re)
 				cr.need = append(cr.need, requiredLiteral(p))
+				cr.needB = append(cr.needB, []byte(cr.need[len(cr.need)-1]))
 			}
 		case "keyword", "topic":
 			for _, p := range sp.Patterns {
@@ -103,51 +121,52 @@ func Compile(specs []Spec) (*Set, error) {
 		}
 		s.rules = append(s.rules, cr)
 	}
+	s.ac = buildAutomaton(s.keywords)
 	return s, nil
 }
 
 // fold lower-cases s rune by rune, keeping every rune's byte length so that
 // offsets into the folded text are offsets into s.
-func fold(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
+func fold(s string) string { return string(appendFold(nil, s)) }
+
+// appendFold appends fold(s) to dst.
+func appendFold(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r != utf8.RuneError {
 			if l := unicode.ToLower(r); utf8.RuneLen(l) == n {
-				b.WriteRune(l)
+				dst = utf8.AppendRune(dst, l)
 				i += n
 				continue
 			}
 		}
-		b.WriteString(s[i : i+n])
+		dst = append(dst, s[i:i+n]...)
 		i += n
 	}
-	return b.String()
+	return dst
 }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // wholeWord reports whether [st, en) of text is not glued to word characters.
-func wholeWord(text string, st, en int) bool {
+func wholeWord(text []byte, st, en int) bool {
 	if st > 0 {
-		r, _ := utf8.DecodeLastRuneInString(text[:st])
+		r, _ := utf8.DecodeLastRune(text[:st])
 		if wordRune(r) {
 			return false
 		}
 	}
 	if en < len(text) {
-		r, _ := utf8.DecodeRuneInString(text[en:])
+		r, _ := utf8.DecodeRune(text[en:])
 		if wordRune(r) {
 			return false
 		}
@@ -155,34 +174,50 @@ func wholeWord(text string, st, en int) bool {
 	return true
 }
 
-// Scan appends one hit per rule that matched, with every matching span.
+// Scan appends one hit per rule that matched, with every matching span: a
+// rule's keyword spans keyword by keyword (each keyword's non-overlapping
+// occurrences left to right, whole words only), then its regexp matches.
 func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 	if s == nil || text == "" {
 		return dst
 	}
+	sc, _ := s.scratch.Get().(*scanScratch)
+	if sc == nil {
+		sc = &scanScratch{}
+	}
+	defer func() {
+		if cap(sc.folded) <= 1<<20 && cap(sc.found) <= 1<<16 {
+			s.scratch.Put(sc)
+		}
+	}()
 	spans := make([][]scan.Span, len(s.rules))
-	var f string
+	var f []byte
 	if len(s.keywords) > 0 || s.needFold {
-		f = fold(text)
+		sc.folded = appendFold(sc.folded[:0], text)
+		f = sc.folded
 	}
 	if len(s.keywords) > 0 {
-		for _, k := range s.keywords {
-			for i := 0; i < len(f); {
-				j := strings.Index(f[i:], k.phrase)
-				if j < 0 {
-					break
+		if s.ac != nil {
+			s.keywordsOnePass(f, sc, spans)
+		} else {
+			for _, k := range s.keywords {
+				for i := 0; i < len(f); {
+					j := bytes.Index(f[i:], []byte(k.phrase))
+					if j < 0 {
+						break
+					}
+					st, en := i+j, i+j+len(k.phrase)
+					if wholeWord(f, st, en) {
+						spans[k.rule] = append(spans[k.rule], scan.Span{Start: st, End: en})
+					}
+					i = en
 				}
-				st, en := i+j, i+j+len(k.phrase)
-				if wholeWord(f, st, en) {
-					spans[k.rule] = append(spans[k.rule], scan.Span{Start: st, End: en})
-				}
-				i = en
 			}
 		}
 	}
 	for i, r := range s.rules {
 		for j, re := range r.res {
-			if r.need[j] != "" && !strings.Contains(f, r.need[j]) {
+			if r.need[j] != "" && !bytes.Contains(f, r.needB[j]) {
 				continue
 			}
 			for _, m := range re.FindAllStringIndex(text, -1) {
@@ -199,6 +234,168 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 		dst = append(dst, scan.Hit{Policy: r.policy, Severity: r.sev, Confidence: 1, Spans: spans[i], Placeholder: r.placeholder})
 	}
 	return dst
+}
+
+// keywordsOnePass finds every keyword in f in one pass of the automaton and
+// appends the spans as the search per keyword would: for each keyword the
+// occurrences left to right, each starting at or after the end of the one
+// before (whole word or not), keeping the whole words.
+func (s *Set) keywordsOnePass(f []byte, sc *scanScratch, spans [][]scan.Span) {
+	a := s.ac
+	nk := len(s.keywords)
+	if cap(sc.next) < nk {
+		sc.next = make([]int, nk)
+	}
+	next := sc.next[:nk]
+	clear(next)
+	found := sc.found[:0]
+	state := int32(0)
+	for i := 0; i < len(f); i++ {
+		if state == 0 {
+			for i < len(f) && !a.first[f[i]] {
+				i++
+			}
+			if i == len(f) {
+				break
+			}
+		}
+		state = a.delta[int(state)*a.nclass+int(a.class[f[i]])]
+		for _, k := range a.out[a.outOff[state]:a.outOff[state+1]] {
+			en := i + 1
+			st := en - len(s.keywords[k].phrase)
+			if st < next[k] {
+				continue
+			}
+			next[k] = en
+			if wholeWord(f, st, en) {
+				found = append(found, kwHit{k, int32(st)})
+			}
+		}
+	}
+	sc.found = found
+	if len(found) == 0 {
+		return
+	}
+	// Keyword order, text order within a keyword: a counting sort.
+	if cap(sc.count) < nk+1 {
+		sc.count = make([]int32, nk+1)
+	}
+	count := sc.count[:nk+1]
+	clear(count)
+	for _, h := range found {
+		count[h.k+1]++
+	}
+	for k := 1; k <= nk; k++ {
+		count[k] += count[k-1]
+	}
+	if cap(sc.sorted) < len(found) {
+		sc.sorted = make([]kwHit, len(found))
+	}
+	sorted := sc.sorted[:len(found)]
+	for _, h := range found {
+		sorted[count[h.k]] = h
+		count[h.k]++
+	}
+	for _, h := range sorted {
+		kw := &s.keywords[h.k]
+		spans[kw.rule] = append(spans[kw.rule], scan.Span{Start: int(h.start), End: int(h.start) + len(kw.phrase)})
+	}
+}
+
+// automaton is an Aho-Corasick automaton over the folded keywords, as a
+// dense table over byte classes (the bytes the keywords use, and one class
+// for all others).
+type automaton struct {
+	class  [256]uint8
+	first  [256]bool // bytes that leave the root
+	nclass int
+	delta  []int32 // state*nclass + class -> state
+	outOff []int32 // state -> its keywords (those ending there): out[outOff[s]:outOff[s+1]]
+	out    []int32
+}
+
+// maxAutomatonCells bounds the table (4 MiB); larger keyword sets are
+// searched one keyword at a time.
+const maxAutomatonCells = 1 << 20
+
+func buildAutomaton(kws []keyword) *automaton {
+	if len(kws) == 0 {
+		return nil
+	}
+	a := &automaton{}
+	var used [256]bool
+	total := 0
+	for _, k := range kws {
+		for i := 0; i < len(k.phrase); i++ {
+			used[k.phrase[i]] = true
+		}
+		total += len(k.phrase)
+	}
+	a.nclass = 1
+	for b := range used {
+		if used[b] {
+			a.class[b] = uint8(a.nclass)
+			a.nclass++
+		}
+	}
+	if a.nclass > 255 || (total+1)*a.nclass > maxAutomatonCells {
+		return nil
+	}
+	nc := a.nclass
+	// The trie: delta holds its edges (0 = none, the root has id 0).
+	delta := make([]int32, nc, (total+1)*nc)
+	var ends [][]int32 // state -> keywords ending exactly there
+	ends = append(ends, nil)
+	for ki, k := range kws {
+		st := int32(0)
+		for i := 0; i < len(k.phrase); i++ {
+			c := int(a.class[k.phrase[i]])
+			nx := delta[int(st)*nc+c]
+			if nx == 0 {
+				nx = int32(len(ends))
+				ends = append(ends, nil)
+				delta = append(delta, make([]int32, nc)...)
+				delta[int(st)*nc+c] = nx
+			}
+			st = nx
+		}
+		ends[st] = append(ends[st], int32(ki))
+	}
+	n := len(ends)
+	// Breadth first: failure links, full transitions, and the outputs of
+	// each state (its own keywords, then those of its failure state).
+	fail := make([]int32, n)
+	outs := make([][]int32, n)
+	queue := make([]int32, 0, n)
+	for c := 0; c < nc; c++ {
+		if nx := delta[c]; nx != 0 {
+			fail[nx] = 0
+			queue = append(queue, nx)
+		}
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		st := queue[qi]
+		outs[st] = append(append([]int32(nil), ends[st]...), outs[fail[st]]...)
+		for c := 0; c < nc; c++ {
+			nx := delta[int(st)*nc+c]
+			if nx != 0 {
+				fail[nx] = delta[int(fail[st])*nc+c]
+				queue = append(queue, nx)
+			} else {
+				delta[int(st)*nc+c] = delta[int(fail[st])*nc+c]
+			}
+		}
+	}
+	a.delta = delta
+	a.outOff = make([]int32, n+1)
+	for st := 0; st < n; st++ {
+		a.outOff[st+1] = a.outOff[st] + int32(len(outs[st]))
+		a.out = append(a.out, outs[st]...)
+	}
+	for b := 0; b < 256; b++ {
+		a.first[b] = delta[int(a.class[b])] != 0
+	}
+	return a
 }
 
 // requiredLiteral returns the longest lower-cased literal that every match of

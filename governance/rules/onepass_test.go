@@ -1,0 +1,63 @@
+package rules
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestOnePassMatchesPerKeyword: the automaton finds the same spans, in the
+// same order, as one search per keyword, on generated keyword sets (shared
+// prefixes and suffixes, keywords inside others, duplicates, non-ASCII) and
+// texts.
+func TestOnePassMatchesPerKeyword(t *testing.T) {
+	atoms := []string{"a", "b", "ab", "aa", "ba", " ", "İ", "ß", "é", "x_", "1", "-", "A", "É"}
+	r := rand.New(rand.NewSource(3))
+	word := func(n int) string {
+		var b strings.Builder
+		for range 1 + r.Intn(n) {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		return b.String()
+	}
+	for iter := range 3000 {
+		var specs []Spec
+		for ri := range 1 + r.Intn(3) {
+			var pats []string
+			for range 1 + r.Intn(5) {
+				p := word(4)
+				if strings.TrimSpace(p) == "" {
+					p = "ab"
+				}
+				pats = append(pats, p)
+			}
+			kind := "keyword"
+			if ri == 1 {
+				kind = "topic"
+			}
+			specs = append(specs, Spec{Name: string(rune('a' + ri)), Kind: kind, Patterns: pats})
+		}
+		set, err := Compile(specs)
+		require.NoError(t, err)
+		require.NotNil(t, set.ac)
+		slow := &Set{rules: set.rules, keywords: set.keywords, needFold: set.needFold}
+		for range 5 {
+			text := word(40)
+			require.Equal(t, slow.Scan(text, nil), set.Scan(text, nil), "iter %d specs %+v text %q", iter, specs, text)
+		}
+	}
+}
+
+func TestOnePassBenchmarkSet(t *testing.T) {
+	var kws []string
+	for i := range 50 {
+		kws = append(kws, "codename"+strings.Repeat("x", i%3)+string(rune('0'+i%10)))
+	}
+	set, err := Compile([]Spec{{Name: "kw", Kind: "keyword", Patterns: kws}, {Name: "re", Kind: "regex", Patterns: []string{`(?i)codename\d`}}})
+	require.NoError(t, err)
+	slow := &Set{rules: set.rules, keywords: set.keywords, needFold: set.needFold}
+	text := strings.Repeat("Codename1 and CODENAMEXX2, codename3x codenamex4-codename5_ codename9. ", 20)
+	require.Equal(t, slow.Scan(text, nil), set.Scan(text, nil))
+}
