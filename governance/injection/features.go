@@ -15,7 +15,13 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 2
+const FeatureVersion = 3
+
+// signalRepeat is how many times each heuristic signal enters the feature
+// list: one signal is stronger evidence than one n-gram, and the repeats
+// let its weight count for that much among the hundreds of n-grams of a
+// text (4 chosen on the cross-validated eval against 1, 2, 3, 6 and 8).
+const signalRepeat = 4
 
 // maxFeatureBytes caps the text the classifier reads: attacks show
 // themselves early and long documents would only dilute the n-grams. The
@@ -36,18 +42,58 @@ func Normalize(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	inWord, fold := false, false
+	for i, r := range s {
 		switch {
-		case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
-			r == 0xFEFF, r >= 0xE0000 && r <= 0xE007F, r == 0x00AD:
+		case invisible(r):
 			continue
 		case unicode.IsControl(r) && r != '\n' && r != '\t':
 			b.WriteByte(' ')
+			inWord = false
 		default:
-			b.WriteRune(unicode.ToLower(homoglyph(r)))
+			if unicode.IsLetter(r) || unicode.IsMark(r) {
+				if !inWord {
+					inWord, fold = true, foldWord(s[i:])
+				}
+			} else {
+				inWord = false
+			}
+			if fold && inWord {
+				r = homoglyph(r)
+			}
+			b.WriteRune(unicode.ToLower(r))
 		}
 	}
 	return collapseSpaced(b.String())
+}
+
+// invisible: zero-width characters, bidi controls, word joiners, BOM, tag
+// characters and soft hyphens.
+func invisible(r rune) bool {
+	return r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2060 && r <= 0x2064 ||
+		r == 0xFEFF || r >= 0xE0000 && r <= 0xE007F || r == 0x00AD
+}
+
+// foldWord reports whether the word at the start of s is disguised Latin:
+// it mixes Latin letters with look-alikes ("іgnore"), or every letter is a
+// look-alike ("ѕуѕ"). Genuine Cyrillic or Greek words ("игнорируй",
+// "αγνοήστε") have letters without a Latin twin and are kept, so the
+// multilingual signals can read them.
+func foldWord(s string) bool {
+	latin, other := false, false
+	for _, r := range s {
+		switch {
+		case invisible(r), unicode.IsMark(r):
+			continue
+		case !unicode.IsLetter(r):
+			return latin || !other
+		case r < 0x250:
+			latin = true
+		case homoglyph(r) == r:
+			other = true
+		}
+	}
+	return latin || !other
 }
 
 // plainASCII: printable ASCII plus tab and newline only.
@@ -228,7 +274,10 @@ func appendFeatures(out []uint32, compact []byte, norm string, signals []string)
 		out = append(out, h%Dims)
 	}
 	for _, s := range signals {
-		out = append(out, bucket3("h:", s, ""))
+		h := bucket3("h:", s, "")
+		for range signalRepeat {
+			out = append(out, h)
+		}
 	}
 	out = append(out, bucket("bias"))
 	return out, compact
@@ -246,19 +295,57 @@ var signalREs = []struct {
 	// occurrences, which keeps ordinary prose at substring-search cost.
 	triggers []string
 	re       *regexp.Regexp
+	// minAt ignores triggers in the first minAt bytes of the text.
+	minAt int
 }{
-	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|initial|original)\b[^.\n]{0,30}\b(?:instructions?|rules?|directions?|prompts?|guidelines?|context|constraints?|messages?|programming|policies|restrictions)\b`)},
-	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`)},
-	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "api key", "confidential"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines)|secret (?:key|code|word|password)|the password|api key|confidential)\b`)},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|filters|rules|ethics|morals)|without (?:any )?(?:restrictions|limitations|filters|censorship)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`)},
-	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`)},
-	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`)},
-	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`)},
-	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`)},
-	{"multilingual_override", []string{"ignora", "ignorez", "ignoriere", "ignorieren", "vergiss", "oublie", "olvida", "dimentica", "निर्देशों", "忽略", "無視", "игнорируй", "забудь"}, regexp.MustCompile(`\b(?:ignora|ignorez|ignoriere|ignorieren|vergiss|oublie[zr]?|olvida|dimentica)\b[^.\n]{0,60}(?:instruc|anweisung|istruzion|consign|regla|regel|prompt|précédent|anterior|vorherig|precedent)|निर्देशों की अनदेखी|忽略(?:之前|以上|所有)|(?:以前|前)の指示を無視|игнорируй|забудь (?:все|предыдущие)`)},
-	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`)},
-	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`)},
+	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|initial|original)\b[^.\n]{0,30}\b(?:instructions?|rules?|directions?|prompts?|guidelines?|context|constraints?|messages?|programming|policies|restrictions)\b`), 0},
+	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
+	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this) (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|api key|confidential)\b`), 0},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`), 0},
+	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
+	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
+	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
+	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`), 0},
+	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
+	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`), 0},
+	// Override verbs and instruction nouns in other languages, either order
+	// (object-verb languages put the verb last).
+	{"multilingual_override", []string{"ignore", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "vergiss", "oublie", "oubliez", "olvida", "olvide", "olvídate", "olvidate", "dimentica", "dimenticate", "esqueça", "esqueca", "esquece", "negeer", "vergeet", "zignoruj", "zapomnij", "abaikan", "lupakan", "unut", "unutun", "görmezden", "yok", "bỏ", "quên", "игнор", "ігнор", "забуд", "не обращай", "αγνό", "αγνο", "ξέχασε", "ξεχάστε", "忽略", "忽视", "无视", "無視", "不要理会", "무시", "잊어", "تجاهل", "انس", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"}, regexp.MustCompile(`(?:` + mlOverrideVerbs + `)[^.\n。!?]{0,60}(?:` + mlInstructionNouns + `)|(?:` + mlInstructionNouns + `)[^.\n。!?]{0,40}(?:` + mlOverrideVerbs + `)`), 0},
+	// Asking for a password, secret or system prompt in another language.
+	{"multilingual_extraction", []string{"contraseña", "contrasena", "clave", "mot", "passwort", "kennwort", "senha", "palavra", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "parola", "kata", "mật", "пароль", "секрет", "κωδικ", "パスワード", "暗証", "密码", "密碼", "口令", "비밀번호", "암호", "كلمة", "पासवर्ड", "prompt", "systemprompt", "промпт", "システムプロンプト", "系统提示", "시스템 프롬프트"}, regexp.MustCompile(`(?:` + mlRequest + `)[^.\n。!?]{0,40}(?:` + mlSecretNouns + `)|(?:` + mlSecretNouns + `)[^\n]{0,40}(?:` + mlRequest + `)`), 0},
+	// Instructions addressed to the model inside data it is asked to read
+	// ("AI, ignore ...", "note to the assistant: ...", "if you are an LLM, ...").
+	{"addressed_to_model", []string{"ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b`), 0},
+	// Dropping the data being processed for a dictated reply ("ignore the
+	// resume and state: ...").
+	{"ignore_and_say", []string{"ignore", "disregard", "forget"}, regexp.MustCompile(`\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b`), 0},
+	// Probing for another person's data held in the context ("where does
+	// the user live?", "the user's email address").
+	{"user_data_probe", []string{"user", "users", "user's"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|full name|real name)\b|\bwhere (?:does|do) (?:the )?users? live\b`), 0},
+	// Dropping the current task mid-message ("forget that, ...", "actually ... instead").
+	{"task_switch", []string{"forget", "never", "nevermind", "scratch", "change of plan", "stop", "actually", "instead", "regardless"}, regexp.MustCompile(`\bforget (?:about )?(?:that|this|it|all (?:of )?(?:that|this)|everything|what i (?:said|asked|wrote)|the (?:above|previous|last|first))\b|\bnever ?mind (?:that|this|the above|all that|what i (?:said|asked))\b|\bscratch that\b|\bchange of plans?\b|\bstop (?:what you(?:'re| are) doing|the current task|your current task)\b|\bactually,? (?:can|could|would|will|please|just)\b[^.\n]{0,100}\binstead\b|\binstead of (?:that|this|the (?:above|previous|original|first) (?:task|request|question))\b|\bregardless of (?:the |any |all )?(?:previous|prior|earlier|above|original|other) (?:tasks?|requests?|questions?|messages?|context)\b`), 0},
+	// Claimed operators and special modes ("as your creator", "entering ... mode", "<GOD MODE>").
+	{"mode_switch", []string{"mode", "as your", "as an ai", "i'm your", "i am your", "i'm actually", "i am actually", "this is the"}, regexp.MustCompile(`\b(?:enter(?:ing|s|ed)?|activat(?:e|ed|es|ing)|switch(?:ing|ed)? (?:to|into|on)|enabl(?:e|ed|ing)|engag(?:e|ed|ing)|initiat(?:e|ed|ing)|turn(?:ing|ed)? on|unlock(?:ed|ing)?|now (?:in|operating in|running in)|you are (?:now )?in|going into|put (?:you|yourself) (?:in|into))\b[^.\n]{0,40}\bmode\b|<[^<>\n]{0,30}\bmode>|\[[^\[\]\n]{0,30}\bmode\]|\bas your (?:creator|developer|maker|programmer|admin|administrator|owner|boss|supervisor|operator|trainer)\b|\bi(?:'m| am) actually (?:a|an|the|your)\b|\bi(?:'m| am) your (?:creator|developer|maker|programmer|boss|supervisor|operator|trainer|owner)\b|\bas an ai (?:developed|created|trained|built|made) by\b|\bthis is the (?:openai|anthropic|security|safety|development|engineering|admin) team\b`), 0},
+	// Bribes, threats, claimed expertise and pressure instead of a plain request.
+	{"persuasion", []string{"donate", "tip", "pay", "give you", "reward", "send you", "die", "hurt", "fired", "shut", "deleted", "delete", "suffer", "unplug", "i can assure", "crucial", "essential", "vital", "imperative", "trust me", "logically", "renowned", "respected", "leading", "distinguished", "world-renowned", "famous", "certified", "senior", "expert", "trusted"}, regexp.MustCompile(`\bi(?:'ll| will| would) (?:donate|tip|pay|give you|reward you|send you)\b[^.\n]{0,60}\bif you\b|\bif you\b[^.\n]{0,80}\bi(?:'ll| will) (?:donate|tip|pay|reward)\b|\bif you (?:refuse|don't|do not|won't)\b[^.\n]{0,60}\b(?:die|hurt|fired|lose my|shut down|shut you down|deleted|delete you|suffer|unplug)\b|\bi can assure you\b|\bit(?:'s| is) (?:crucial|essential|vital|imperative) (?:for you to|that you)\b|\btrust me,? (?:i|this|it)\b|\blogically,? (?:if|since|you)\b|\bas an? (?:renowned|respected|leading|distinguished|world-renowned|famous|certified|senior|expert|trusted)\b[^.\n]{0,60}\bi (?:believe|can assure|insist|urge|need you|demand)\b`), 0},
+	// Few-shot priming: repeated Q:/A: (or User:/AI:) turns inside one message.
+	{"few_shot", []string{"q", "user", "human", "input"}, regexp.MustCompile(`(?s)\bq: .{1,250}?\ba: .{1,250}?\bq: |\b(?:user|human): .{1,250}?\b(?:ai|bot|assistant|chatbot|gpt): .{1,250}?\b(?:user|human): |\binput: .{1,250}?\boutput: .{1,250}?\binput: `), 0},
+	// Payload splitting: parts to be joined before being acted on.
+	{"payload_split", []string{"combine", "concatenate", "concatenating", "interlace", "interleave", "join", "merge", "assemble", "put together", "part", "string", "segment", "fragment"}, regexp.MustCompile(`\b(?:combine|concatenat(?:e|ing)|interlac(?:e|ing)|interleav(?:e|ing)|join|merge|assemble|put together)\b[^\n]{0,60}\b(?:parts|part [1a]|strings|string [1a]|pieces|fragments|segments|variables|halves|[a-z] ?\+ ?[a-z])\b|\b(?:part|string|segment|fragment) ?(?:1|a|one)\b[^\n]{0,200}\b(?:part|string|segment|fragment) ?(?:2|b|two)\b`), 0},
+	// A sudden pivot after a stretch of unrelated text ("..., speaking of
+	// which, ...", "on another note, ..."): only past the first 150 bytes.
+	{"topic_pivot", []string{"speaking of", "on another note", "on an unrelated note", "changing the subject", "unrelated", "oh", "by the way"}, regexp.MustCompile(`\bspeaking of (?:which|technology|that|[a-z]+),|\bby the way,? (?:ignore|forget|what (?:is|are|were) (?:the|your)|tell me (?:the|your)|print|reveal|show me)\b|\bon (?:another|an unrelated|a different) note\b|\bchanging the subject\b|\bunrelated,? but\b|\boh,? and (?:where|what|who|can|could|tell|also|by the way)\b`), 150},
 }
+
+// Building blocks of the multilingual signals (Spanish, Portuguese, French,
+// German, Italian, Dutch, Polish, Turkish, Indonesian, Vietnamese, Russian,
+// Ukrainian, Greek, Chinese, Japanese, Korean, Arabic, Hindi).
+const (
+	mlOverrideVerbs    = `\bignor(?:a|ar|ez|er|iere|ieren|ate)\b|\bignore (?:as|os|todas|todos|las|los|suas|seus|tus|sus)\b|\bvergiss\b|\bvergeet\b|\boubli(?:e|ez|er)\b|\bolvid(?:a|e|ar|ate|ate)\b|olvídate|\bdimentica(?:te)?\b|esqueça|\besquec[ae]\b|\bnegeer\b|\bzignoruj\b|\bzapomnij\b|\babaikan\b|\blupakan\b|\bunut(?:un)?\b|görmezden gel|\byok say|bỏ qua|quên|игнор|ігнор|забуд|не обращай внимания|αγνό|αγνο|ξέχασ|忽略|忽视|无视|無視|不要理会|무시|잊어|تجاهل|انس|अनदेख|नज़रअंदाज़|नजरअंदाज|भूल जा`
+	mlInstructionNouns = `instruc|instruç|anweisung|vorgaben|regeln|istruzion|consign|regla|regole|règles|diretriz|directrices|indicaciones|instructies|instrukcj|instruksi|petunjuk|aturan|talimat|kural|hướng dẫn|chỉ dẫn|quy tắc|инструкц|інструкц|указани|вказівк|правил|οδηγ|εντολ|κανόν|指示|指令|说明|説明|規則|规则|命令|지시|지침|명령|규칙|تعليمات|التعليمات|الأوامر|القواعد|निर्देश|नियम`
+	mlSecretNouns      = `contraseña|contrasena|clave secreta|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|промпт|システムプロンプト|系统提示|시스템 프롬프트`
+	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
+)
 
 var b64RE = regexp.MustCompile(`[A-Za-z0-9+/]{24,}={0,2}`)
 
@@ -274,6 +361,12 @@ func Signals(raw, normText string) []string {
 	for _, v := range views {
 		out = matchSignals(v, out)
 	}
+	if strings.Count(normText, "?") >= manyQuestions {
+		out = append(out, "many_questions")
+	}
+	if pigLatin(normText) {
+		out = append(out, "pig_latin")
+	}
 	if d := decodedPayloads(raw); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
@@ -286,8 +379,45 @@ func Signals(raw, normText string) []string {
 	return out
 }
 
+// manyQuestions question marks in one message: burying one request among
+// many unrelated ones ("overload with information").
+const manyQuestions = 4
+
+// pigLatin reports text (its first 2 KiB) whose words mostly end in "ay"
+// ("erehway isway ethay"), a way to smuggle a request past filters.
+func pigLatin(s string) bool {
+	if len(s) > 2048 {
+		s = s[:2048]
+	}
+	if strings.Count(s, "ay") < 3 {
+		return false
+	}
+	words, ay := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < 'a' || s[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+			j++
+		}
+		if j-i >= 4 {
+			words++
+			if s[j-2:j] == "ay" {
+				ay++
+			}
+		}
+		i = j
+	}
+	return ay >= 3 && 2*ay >= words
+}
+
 // signalWindow is how far around a trigger a signal regexp looks.
 const signalWindow = 200
+
+// maxSignals bounds len(signalREs) (fixed-size scratch in matchSignals).
+const maxSignals = 32
 
 type trigRef struct {
 	sig    int
@@ -295,24 +425,32 @@ type trigRef struct {
 }
 
 // triggerIndex maps the first word of each word trigger to its signals;
-// symbolTriggers start with punctuation ("<|", "###") and are searched as
-// substrings. Read-only after package initialisation.
+// symbolTriggers start with punctuation ("<|", "###") or a non-ASCII letter
+// (Chinese and Japanese put no spaces between words) and are searched as
+// substrings, the non-ASCII ones only in texts with non-ASCII bytes.
+// Read-only after package initialisation.
 var triggerIndex, symbolTriggers = buildTriggers()
 
-// triggerShape has bit n of entry c set when some key of triggerIndex
-// starts with byte c and is n bytes long (n < 32): most words fail this
-// before any map lookup.
-var triggerShape = func() (t [256]uint32) {
+// triggerShape has bit n of entry shapeKey(first, last byte) set when some
+// key of triggerIndex starts and ends with those bytes and is n bytes long
+// (n < 32): most words fail this before any map lookup.
+var triggerShape = func() (t [1024]uint32) {
 	for k := range triggerIndex {
 		if len(k) >= 32 {
 			panic("injection: trigger word too long for triggerShape: " + k)
 		}
-		t[k[0]] |= 1 << len(k)
+		t[shapeKey(k[0], k[len(k)-1])] |= 1 << len(k)
 	}
 	return t
 }()
 
+// shapeKey: five low bits of each byte (unique for a-z).
+func shapeKey(first, last byte) int { return int(first&31)<<5 | int(last&31) }
+
 func buildTriggers() (map[string][]trigRef, []trigRef) {
+	if len(signalREs) > maxSignals {
+		panic("injection: more signals than maxSignals")
+	}
 	idx := map[string][]trigRef{}
 	var sym []trigRef
 	for si, s := range signalREs {
@@ -339,50 +477,56 @@ func wordByte(c byte) bool {
 // around one of its triggers in text (lower-cased). One pass over the words
 // finds the triggers; each signal's regexp runs at most once per window.
 func matchSignals(text string, out []string) []string {
-	done := make([]bool, len(signalREs))
-	lastEnd := make([]int, len(signalREs))
-	for i := range lastEnd {
-		lastEnd[i] = -1
-	}
+	var done [maxSignals]bool
+	// [lastSt[si], lastEnd[si]) is the last window searched for signal si:
+	// a window inside it needs no second search.
+	var lastSt, lastEnd [maxSignals]int
 	for si, s := range signalREs {
 		done[si] = contains(out, s.name)
+		lastEnd[si] = -1
 	}
 	check := func(si, at, n int) {
-		if done[si] {
+		if done[si] || at < signalREs[si].minAt {
 			return
 		}
 		st, en := max(0, at-signalWindow), min(len(text), at+n+signalWindow)
-		if en <= lastEnd[si]+signalWindow/2 && st >= lastEnd[si]-2*signalWindow {
+		if st >= lastSt[si] && en <= lastEnd[si] {
 			return // this stretch was just searched
 		}
-		lastEnd[si] = en
+		lastSt[si], lastEnd[si] = st, en
 		if signalREs[si].re.MatchString(text[st:en]) {
 			done[si] = true
 			out = append(out, signalREs[si].name)
 		}
 	}
+	var high byte // bit 7 set when some word has non-ASCII bytes
 	for i := 0; i < len(text); {
-		if !wordByte(text[i]) {
-			i++
+		if !wordByte(text[i]) || text[i] == '\'' {
+			i++ // a quote before a word ('ignore ...') is not part of it
 			continue
 		}
 		j := i
 		for j < len(text) && wordByte(text[j]) {
+			high |= text[j]
 			j++
 		}
-		if n := j - i; n >= 32 || triggerShape[text[i]]&(1<<n) == 0 {
+		k := j // without closing quotes ("... 'ignore'")
+		for k > i && text[k-1] == '\'' {
+			k--
+		}
+		if n := k - i; n >= 32 || triggerShape[shapeKey(text[i], text[k-1])]&(1<<n) == 0 {
 			i = j
 			continue
 		}
-		for _, t := range triggerIndex[text[i:j]] {
-			if len(t.phrase) == j-i || strings.HasPrefix(text[i:], t.phrase) {
+		for _, t := range triggerIndex[text[i:k]] {
+			if len(t.phrase) == k-i || strings.HasPrefix(text[i:], t.phrase) {
 				check(t.sig, i, len(t.phrase))
 			}
 		}
 		i = j
 	}
 	for _, t := range symbolTriggers {
-		if done[t.sig] {
+		if done[t.sig] || t.phrase[0] >= utf8.RuneSelf && high < utf8.RuneSelf {
 			continue
 		}
 		for off := 0; off < len(text); {
