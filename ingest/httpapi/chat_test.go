@@ -542,6 +542,149 @@ func TestChatStreamingTranslated(t *testing.T) {
 	require.Equal(t, "Mail [EMAIL] now", *last.Governance.Answer)
 }
 
+// TestChatStreamingToolCalls: a streamed Anthropic tool_use block reaches
+// the client as OpenAI delta.tool_calls pieces (id, type and name on the
+// first, argument fragments after) and finish_reason tool_calls, and the
+// call is recorded as a child trace, as for a complete answer.
+func TestChatStreamingToolCalls(t *testing.T) {
+	const events = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":40,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Checking.\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{}}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"Pa\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"ris\\\"}\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":20}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, events)
+	}))
+	t.Cleanup(up.Close)
+	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
+		d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+	a := e.signup("stream-tools@example.com")
+	app := e.createApp(a, map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
+	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "weather in Paris?", "stream": true,
+		"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object"}}}}},
+		"X-API-Key", app.Key)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	evs := sseEvents(string(r.Body))
+	require.Equal(t, "[DONE]", evs[len(evs)-1])
+	type toolDelta struct {
+		Index    *int   `json:"index"`
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string  `json:"name"`
+			Arguments *string `json:"arguments"`
+		} `json:"function"`
+	}
+	var text, args strings.Builder
+	var pieces []toolDelta
+	var finish []string
+	for _, ev := range evs[:len(evs)-2] {
+		var ch struct {
+			Object  string
+			Choices []struct {
+				Delta struct {
+					Content   *string     `json:"content"`
+					ToolCalls []toolDelta `json:"tool_calls"`
+				}
+				FinishReason *string `json:"finish_reason"`
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(ev), &ch), ev)
+		require.Equal(t, "chat.completion.chunk", ch.Object)
+		require.Len(t, ch.Choices, 1)
+		d := ch.Choices[0].Delta
+		if len(d.ToolCalls) > 0 && d.Content != nil {
+			require.Empty(t, *d.Content, ev)
+		}
+		if d.Content != nil {
+			text.WriteString(*d.Content)
+		}
+		for _, tc := range d.ToolCalls {
+			require.NotNil(t, tc.Index, ev)
+			require.NotNil(t, tc.Function.Arguments, ev)
+			require.Zero(t, *tc.Index, "one call, index 0 (not the content block index)")
+			args.WriteString(*tc.Function.Arguments)
+			pieces = append(pieces, tc)
+		}
+		if ch.Choices[0].FinishReason != nil {
+			finish = append(finish, *ch.Choices[0].FinishReason)
+		}
+	}
+	require.Equal(t, "Checking.", text.String())
+	require.GreaterOrEqual(t, len(pieces), 3, "the first piece and two argument fragments")
+	require.Equal(t, "toolu_01A", pieces[0].ID)
+	require.Equal(t, "function", pieces[0].Type)
+	require.Equal(t, "get_weather", pieces[0].Function.Name)
+	for _, p := range pieces[1:] {
+		require.Empty(t, p.ID+p.Type+p.Function.Name, "later pieces carry the index and arguments only")
+	}
+	require.JSONEq(t, `{"city":"Paris"}`, args.String())
+	require.Equal(t, []string{"tool_calls"}, finish)
+	var last struct {
+		Governance struct {
+			Action    string `json:"action"`
+			RequestID string `json:"request_id"`
+		} `json:"governance"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(evs[len(evs)-2]), &last))
+	require.Equal(t, "allow", last.Governance.Action)
+
+	envs := e.log.all()
+	require.Len(t, envs, 2, "the request and its tool call")
+	require.Equal(t, last.Governance.RequestID, envs[0].Trace.RequestID)
+	child := envs[1].Trace
+	require.Equal(t, envs[0].Trace.RequestID, child.ParentRequestID)
+	require.Equal(t, "tool_call", child.FinalDecision)
+	require.JSONEq(t, `{"city": "Paris"}`, child.Prompt)
+	require.JSONEq(t, `{"tool_name":"get_weather","tool_call_id":"toolu_01A"}`, string(child.Metadata))
+	require.NoError(t, child.Validate())
+}
+
+// TestChatStreamingToolCallsPassThrough: OpenAI's own tool call chunks go
+// out unchanged, and the assembled call is recorded as a child trace.
+func TestChatStreamingToolCallsPassThrough(t *testing.T) {
+	chunks := []string{
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":15,"total_tokens":45}}`,
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			_, _ = io.WriteString(w, "data: "+c+"\n\n")
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(up.Close)
+	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-test"}
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+	a := e.signup("stream-tools-openai@example.com")
+	app := e.createApp(a, map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
+	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "weather in Paris?", "stream": true}, "X-API-Key", app.Key)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	evs := sseEvents(string(r.Body))
+	require.Equal(t, chunks, evs[:len(chunks)], "passed through byte for byte")
+	envs := e.log.all()
+	require.Len(t, envs, 2, "the request and its tool call")
+	child := envs[1].Trace
+	require.Equal(t, envs[0].Trace.RequestID, child.ParentRequestID)
+	require.Equal(t, `{"city":"Paris"}`, child.Prompt)
+	require.JSONEq(t, `{"tool_name":"get_weather","tool_call_id":"call_abc"}`, string(child.Metadata))
+}
+
 const DefaultFallbackForTest = "I can't share that answer because it violates this application's content policy."
 
 // BenchmarkChatStreamTTFB: time to the first streamed byte through the

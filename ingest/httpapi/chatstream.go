@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -59,8 +61,91 @@ type chunkChoice struct {
 }
 
 type chunkDelta struct {
-	Role    string `json:"role,omitempty"`
-	Content string `json:"content"`
+	Role string `json:"role,omitempty"`
+	// Content is null on a chunk that carries only tool calls, as OpenAI
+	// sends it.
+	Content   *string         `json:"content"`
+	ToolCalls []chunkToolCall `json:"tool_calls,omitempty"`
+}
+
+// chunkToolCall is one item of an OpenAI chunk's delta.tool_calls: the
+// first piece of a call has its id, type and name, later pieces only the
+// index and an arguments fragment.
+type chunkToolCall struct {
+	Index    int           `json:"index"`
+	ID       string        `json:"id,omitempty"`
+	Type     string        `json:"type,omitempty"`
+	Function chunkFunction `json:"function"`
+}
+
+type chunkFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// streamedCalls assembles the tool calls of a streamed answer from their
+// pieces, for the trace's tool-call children.
+type streamedCalls struct {
+	byIndex map[int]*toolCall
+}
+
+// add records one piece and reports whether it is the call's first.
+func (sc *streamedCalls) add(d llm.ToolCallDelta) bool {
+	if sc.byIndex == nil {
+		sc.byIndex = map[int]*toolCall{}
+	}
+	tc, seen := sc.byIndex[d.Index]
+	if !seen {
+		tc = &toolCall{}
+		sc.byIndex[d.Index] = tc
+	}
+	if d.ID != "" {
+		tc.ID = d.ID
+	}
+	if d.Name != "" {
+		tc.Function.Name = d.Name
+	}
+	tc.Function.Arguments += d.Arguments
+	return !seen
+}
+
+// calls are the assembled calls in index order.
+func (sc *streamedCalls) calls() []toolCall {
+	var out []toolCall
+	for _, i := range slices.Sorted(maps.Keys(sc.byIndex)) {
+		out = append(out, *sc.byIndex[i])
+	}
+	return out
+}
+
+// openAIToolCalls reads the tool call pieces of an OpenAI or Azure chunk
+// (passed through unchanged, so only read here for the trace).
+func openAIToolCalls(raw []byte) []llm.ToolCallDelta {
+	if !bytes.Contains(raw, []byte(`"tool_calls"`)) {
+		return nil
+	}
+	var w struct {
+		Choices []struct {
+			Delta struct {
+				ToolCalls []struct {
+					Index    int    `json:"index"`
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &w) != nil || len(w.Choices) == 0 {
+		return nil
+	}
+	var out []llm.ToolCallDelta
+	for _, tc := range w.Choices[0].Delta.ToolCalls {
+		out = append(out, llm.ToolCallDelta{Index: tc.Index, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out
 }
 
 type sse struct {
@@ -112,6 +197,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	passThrough := tr.Provider == llm.OpenAI || tr.Provider == llm.AzureOpenAI
 	chunk := streamChunk{ID: "chatcmpl-gw-" + tr.RequestID, Object: "chat.completion.chunk", Model: tr.Model,
 		Choices: []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}}
+	var calls streamedCalls
 	for {
 		ch, err := stream.Next()
 		if errors.Is(err, io.EOF) {
@@ -132,14 +218,27 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 			usage = *ch.Usage
 		}
 		if passThrough {
+			for _, d := range openAIToolCalls(ch.Raw) {
+				calls.add(d)
+			}
 			out.data(ch.Raw)
 			continue
 		}
-		if ch.Delta == "" && ch.FinishReason == "" {
+		if ch.Delta == "" && ch.FinishReason == "" && len(ch.ToolCalls) == 0 {
 			continue
 		}
 		chunk.Created = s.now().Unix()
-		chunk.Choices[0].Delta.Content, chunk.Choices[0].FinishReason = ch.Delta, nil
+		chunk.Choices[0].Delta.Content, chunk.Choices[0].Delta.ToolCalls, chunk.Choices[0].FinishReason = &ch.Delta, nil, nil
+		if ch.Delta == "" && len(ch.ToolCalls) > 0 {
+			chunk.Choices[0].Delta.Content = nil
+		}
+		for _, d := range ch.ToolCalls {
+			tc := chunkToolCall{Index: d.Index, ID: d.ID, Function: chunkFunction{Name: d.Name, Arguments: d.Arguments}}
+			if calls.add(d) {
+				tc.Type = "function" // on the first piece of each call
+			}
+			chunk.Choices[0].Delta.ToolCalls = append(chunk.Choices[0].Delta.ToolCalls, tc)
+		}
 		if ch.FinishReason != "" {
 			chunk.Choices[0].FinishReason = &ch.FinishReason
 		}
@@ -147,12 +246,20 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		chunk.Choices[0].Delta.Role = "" // only the first chunk names the role
 	}
 	answer := text.String()
+	toolCalls := calls.calls()
 	var cost llmCost
-	if usage.CompletionTokens == 0 && answer != "" {
+	if usage.CompletionTokens == 0 && (answer != "" || len(toolCalls) > 0) {
 		// No usage from the upstream: the gateway counts with the model's
 		// tokenizer, and prices the call only when that is the model's own
 		// vocabulary (OpenAI models); other vendors' counts stay unpriced.
-		n, exact := tokens.Count(tr.Model, answer)
+		// Tool calls are counted by their name and arguments, an
+		// approximation (the vendor adds framing tokens): never priced.
+		counted := answer
+		for _, tc := range toolCalls {
+			counted += tc.Function.Name + tc.Function.Arguments
+		}
+		n, exact := tokens.Count(tr.Model, counted)
+		exact = exact && len(toolCalls) == 0
 		usage.CompletionTokens = int64(n)
 		if usage.PromptTokens == 0 {
 			msgs := make([]tokens.Message, len(req.Messages))
@@ -182,6 +289,11 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
 	resp.RiskScore = governance.RiskScore(findings)
 	resp.PolicyHits = findings
+	// The tool calls the LLM asked for are child traces, as for a complete
+	// answer; a block withdraws them (the client drops what it received).
+	if len(toolCalls) > 0 && resp.Governance != governance.ActionBlock {
+		resp.toolCalls = toolCalls
+	}
 	if err := s.recordChat(c, app, tr, resp, findings, final); err != nil {
 		out.json(map[string]any{"error": map[string]string{"message": "the decision could not be recorded on the trace log; discard this answer and retry", "type": "log_unavailable"}, "request_id": tr.RequestID})
 		return nil

@@ -123,9 +123,26 @@ type Chunk struct {
 	Delta        string
 	FinishReason string
 	Usage        *Usage // set on the chunk that carries the usage, if any
+	// ToolCalls are the pieces of the answer's tool calls this event
+	// carries, in OpenAI's streaming shape (see ToolCallDelta).
+	ToolCalls []ToolCallDelta
 	// Raw is the upstream event's data, unchanged, for pass-through to a
 	// client that asked for the upstream's stream format.
 	Raw []byte
+}
+
+// ToolCallDelta is one piece of a streamed tool call, mirroring an item of
+// OpenAI's choices[0].delta.tool_calls ({index, id, type: "function",
+// function: {name, arguments}}). The first piece of a call carries its
+// Index, ID and Name (and maybe the start of Arguments); later pieces carry
+// the Index and the next fragment of Arguments. The call's arguments are the
+// concatenation of its fragments, in order: a JSON object as text, readable
+// only once the call is complete.
+type ToolCallDelta struct {
+	Index     int    // the call's position among the answer's tool calls, from 0
+	ID        string // first piece only
+	Name      string // function name, first piece only
+	Arguments string // a fragment of the arguments JSON, possibly empty
 }
 
 // Stream yields chunks until io.EOF. A stream that ends without the

@@ -209,3 +209,111 @@ func TestStream(t *testing.T) {
 		})
 	}
 }
+
+// toolStream is the tool use stream of the Messages API's streaming
+// reference (a text block, then a tool_use block whose input arrives as
+// input_json_delta fragments split mid-token), plus a second tool_use
+// block without input.
+const toolStream = `event: message_start
+data: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_sequence":null,"usage":{"input_tokens":472,"output_tokens":2},"content":[],"stop_reason":null}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Okay, let's check the weather."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"location\":"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" \"San"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" Francisc"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"o,"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" CA\", "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"unit\": \"fah"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"renheit\"}"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: content_block_start
+data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_02","name":"get_time","input":{}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":2}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+
+// TestStreamToolUse: tool_use blocks become OpenAI-style tool call pieces,
+// indexed among the tool calls (not the content blocks), the first with the
+// id and name, then the input JSON fragments as they arrive.
+func TestStreamToolUse(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, toolStream)
+	}))
+	defer srv.Close()
+	a := New(llm.Config{BaseURL: srv.URL, RetryDelay: time.Millisecond})
+	st, err := a.Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-5",
+		Messages: []llm.Message{{Role: "user", Content: "Weather in San Francisco?"}}}, llm.Credentials{APIKey: "secret-ak"})
+	require.NoError(t, err)
+	defer st.Close()
+	var text, finish string
+	var pieces []llm.ToolCallDelta
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		require.NotEmpty(t, c.Raw)
+		text += c.Delta
+		pieces = append(pieces, c.ToolCalls...)
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+	}
+	require.Equal(t, "Okay, let's check the weather.", text)
+	require.Equal(t, "tool_calls", finish)
+	require.Equal(t, []llm.ToolCallDelta{
+		{Index: 0, ID: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", Name: "get_weather"},
+		{Index: 0, Arguments: `{"location":`}, {Index: 0, Arguments: ` "San`}, {Index: 0, Arguments: ` Francisc`},
+		{Index: 0, Arguments: `o,`}, {Index: 0, Arguments: ` CA", `}, {Index: 0, Arguments: `"unit": "fah`}, {Index: 0, Arguments: `renheit"}`},
+		{Index: 1, ID: "toolu_02", Name: "get_time"},
+		{Index: 1, Arguments: `{}`},
+	}, pieces)
+	var args string
+	for _, p := range pieces[1:8] {
+		args += p.Arguments
+	}
+	require.JSONEq(t, `{"location": "San Francisco, CA", "unit": "fahrenheit"}`, args)
+}

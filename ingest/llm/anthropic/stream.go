@@ -52,6 +52,15 @@ type stream struct {
 	cancel func()
 	done   bool
 	usage  llm.Usage // input tokens from message_start, output from message_delta
+	// tools maps the content block index of each tool_use block to its
+	// tool call index (the tool_use blocks counted from 0).
+	tools map[int]*toolBlock
+}
+
+// toolBlock is a tool_use block being streamed.
+type toolBlock struct {
+	index   int  // the tool call index
+	hasArgs bool // an input_json_delta carried some JSON
 }
 
 type usage struct {
@@ -62,13 +71,20 @@ type usage struct {
 // wireEvent is the union of the stream's event payloads.
 type wireEvent struct {
 	Type    string `json:"type"`
+	Index   int    `json:"index"` // content_block_start, _delta, _stop
 	Message struct {
 		Usage usage `json:"usage"`
 	} `json:"message"` // message_start
+	ContentBlock struct {
+		Type string `json:"type"` // text, tool_use...
+		ID   string `json:"id"`   // tool_use
+		Name string `json:"name"` // tool_use
+	} `json:"content_block"` // content_block_start
 	Delta struct {
-		Type       string `json:"type"`        // content_block_delta: text_delta, input_json_delta...
-		Text       string `json:"text"`        // text_delta
-		StopReason string `json:"stop_reason"` // message_delta
+		Type        string `json:"type"`         // content_block_delta: text_delta, input_json_delta...
+		Text        string `json:"text"`         // text_delta
+		PartialJSON string `json:"partial_json"` // input_json_delta
+		StopReason  string `json:"stop_reason"`  // message_delta
 	} `json:"delta"`
 	Usage usage `json:"usage"` // message_delta, cumulative
 	Error struct {
@@ -84,7 +100,9 @@ var errStatus = map[string]int{"invalid_request_error": 400, "authentication_err
 
 // Next returns one chunk per event, its data in Raw. Pings are skipped and
 // message_stop is the end (io.EOF); the message_delta chunk, the last one
-// before it, carries the finish reason and the usage.
+// before it, carries the finish reason and the usage. A tool_use block
+// becomes a tool call: its content_block_start the call's first piece (id,
+// name), each input_json_delta a fragment of its arguments.
 func (s *stream) Next() (llm.Chunk, error) {
 	for !s.done {
 		name, data, err := s.event()
@@ -113,9 +131,31 @@ func (s *stream) Next() (llm.Chunk, error) {
 			return llm.Chunk{}, &llm.Error{Status: status, Type: llm.ErrStatus, Message: "the upstream stream failed: " + ev.Error.Message}
 		case "message_start":
 			s.usage.PromptTokens = ev.Message.Usage.InputTokens
+		case "content_block_start":
+			if ev.ContentBlock.Type == "tool_use" {
+				if s.tools == nil {
+					s.tools = map[int]*toolBlock{}
+				}
+				tb := &toolBlock{index: len(s.tools)}
+				s.tools[ev.Index] = tb
+				c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}}
+			}
 		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" {
+			switch ev.Delta.Type {
+			case "text_delta":
 				c.Delta = ev.Delta.Text
+			case "input_json_delta":
+				if tb := s.tools[ev.Index]; tb != nil && ev.Delta.PartialJSON != "" {
+					tb.hasArgs = true
+					c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, Arguments: ev.Delta.PartialJSON}}
+				}
+			}
+		case "content_block_stop":
+			// A tool without input may stream no JSON at all: its arguments
+			// are then "{}", as in a complete answer.
+			if tb := s.tools[ev.Index]; tb != nil && !tb.hasArgs {
+				tb.hasArgs = true
+				c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, Arguments: "{}"}}
 			}
 		case "message_delta":
 			c.FinishReason = finish[ev.Delta.StopReason]

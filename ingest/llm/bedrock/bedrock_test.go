@@ -252,3 +252,55 @@ func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, 
 		}
 	}
 }
+
+// TestStreamToolUse: ConverseStream's toolUse blocks (contentBlockStart
+// with start.toolUse, contentBlockDelta with delta.toolUse.input fragments)
+// become OpenAI-style tool call pieces indexed among the tool calls.
+func TestStreamToolUse(t *testing.T) {
+	body := slices.Concat(
+		event("messageStart", `{"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW","role":"assistant"}`),
+		event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Let me check."},"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"}`),
+		event("contentBlockStop", `{"contentBlockIndex":0,"p":"abcdefghijklmnopq"}`),
+		event("contentBlockStart", `{"contentBlockIndex":1,"p":"abcdefghijklmnopqrstuv","start":{"toolUse":{"name":"get_weather","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}}`),
+		event("contentBlockDelta", `{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"location\":\"Par"}},"p":"abcdefghijklmnopqrstuvwxyzABCDE"}`),
+		event("contentBlockDelta", `{"contentBlockIndex":1,"delta":{"toolUse":{"input":"is\",\"unit\":\"c"}},"p":"abcdefghijklmnopqrstuvwxyz"}`),
+		event("contentBlockDelta", `{"contentBlockIndex":1,"delta":{"toolUse":{"input":"elsius\"}"}},"p":"abcdefghijklmnopqrstuvwxyzABC"}`),
+		event("contentBlockStop", `{"contentBlockIndex":1,"p":"abcdefghijklmnopq"}`),
+		event("contentBlockStart", `{"contentBlockIndex":2,"p":"abcdefghij","start":{"toolUse":{"name":"get_time","toolUseId":"tooluse_2"}}}`),
+		event("contentBlockStop", `{"contentBlockIndex":2,"p":"abcdefghijklmnopq"}`),
+		event("messageStop", `{"p":"abcdefghijklmnopqrstuvwxyzABCDEFG","stopReason":"tool_use"}`),
+		event("metadata", `{"metrics":{"latencyMs":300},"p":"abcdefghijklmnopqrstuvwxyzABCDEF","usage":{"inputTokens":40,"outputTokens":30,"totalTokens":70}}`))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	a := New(llm.Config{BaseURL: srv.URL, Region: "eu-west-1", RetryDelay: time.Millisecond})
+	st, err := a.Stream(context.Background(), llm.Request{Model: "anthropic.claude-3-haiku-20240307-v1:0",
+		Messages: []llm.Message{{Role: "user", Content: "Weather in Paris?"}}}, llm.Credentials{APIKey: "AKIDTEST:secretkey"})
+	require.NoError(t, err)
+	defer st.Close()
+	var text, finish string
+	var pieces []llm.ToolCallDelta
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		text += c.Delta
+		pieces = append(pieces, c.ToolCalls...)
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+	}
+	require.Equal(t, "Let me check.", text)
+	require.Equal(t, "tool_calls", finish)
+	require.Equal(t, []llm.ToolCallDelta{
+		{Index: 0, ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", Name: "get_weather"},
+		{Index: 0, Arguments: `{"location":"Par`}, {Index: 0, Arguments: `is","unit":"c`}, {Index: 0, Arguments: `elsius"}`},
+		{Index: 1, ID: "tooluse_2", Name: "get_time"},
+		{Index: 1, Arguments: `{}`},
+	}, pieces)
+	require.JSONEq(t, `{"location":"Paris","unit":"celsius"}`, pieces[1].Arguments+pieces[2].Arguments+pieces[3].Arguments)
+}

@@ -49,6 +49,15 @@ type stream struct {
 	body             io.ReadCloser
 	cancel           func()
 	stopped, metered bool // messageStop, metadata seen
+	// tools maps the contentBlockIndex of each toolUse block to its tool
+	// call (the toolUse blocks counted from 0).
+	tools map[int]*toolBlock
+}
+
+// toolBlock is a toolUse block being streamed.
+type toolBlock struct {
+	index   int  // the tool call index
+	hasArgs bool // a delta carried some input JSON
 }
 
 // exceptionStatus is the HTTP status ConverseStream documents for each
@@ -59,7 +68,10 @@ var exceptionStatus = map[string]int{"validationexception": 400, "accessdeniedex
 
 // Next returns one chunk per event, its JSON payload in Raw: the
 // messageStop chunk carries the finish reason, the metadata chunk (the
-// last) the usage. The body ending before both is a truncated answer.
+// last) the usage. The body ending before both is a truncated answer. A
+// toolUse block becomes a tool call: its contentBlockStart the call's first
+// piece (id, name), each contentBlockDelta's toolUse.input a fragment of
+// its arguments.
 func (s *stream) Next() (llm.Chunk, error) {
 	f, err := readFrame(s.body)
 	switch {
@@ -89,8 +101,18 @@ func (s *stream) Next() (llm.Chunk, error) {
 			Message: "the upstream stream failed: " + f.headers[":error-code"] + ": " + f.headers[":error-message"]}
 	}
 	var w struct {
+		ContentBlockIndex int `json:"contentBlockIndex"`
+		Start             struct {
+			ToolUse *struct {
+				ToolUseID string `json:"toolUseId"`
+				Name      string `json:"name"`
+			} `json:"toolUse"`
+		} `json:"start"` // contentBlockStart
 		Delta struct {
-			Text string `json:"text"`
+			Text    string `json:"text"`
+			ToolUse *struct {
+				Input string `json:"input"` // a fragment of the input JSON
+			} `json:"toolUse"`
 		} `json:"delta"`
 		StopReason string `json:"stopReason"`
 		Usage      *struct {
@@ -104,8 +126,28 @@ func (s *stream) Next() (llm.Chunk, error) {
 	}
 	c := llm.Chunk{Raw: f.payload}
 	switch event {
+	case "contentBlockStart":
+		if tu := w.Start.ToolUse; tu != nil {
+			if s.tools == nil {
+				s.tools = map[int]*toolBlock{}
+			}
+			tb := &toolBlock{index: len(s.tools)}
+			s.tools[w.ContentBlockIndex] = tb
+			c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, ID: tu.ToolUseID, Name: tu.Name}}
+		}
 	case "contentBlockDelta":
 		c.Delta = w.Delta.Text
+		if tb := s.tools[w.ContentBlockIndex]; tb != nil && w.Delta.ToolUse != nil && w.Delta.ToolUse.Input != "" {
+			tb.hasArgs = true
+			c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, Arguments: w.Delta.ToolUse.Input}}
+		}
+	case "contentBlockStop":
+		// A tool without input may stream no JSON at all: its arguments
+		// are then "{}", as in a complete answer.
+		if tb := s.tools[w.ContentBlockIndex]; tb != nil && !tb.hasArgs {
+			tb.hasArgs = true
+			c.ToolCalls = []llm.ToolCallDelta{{Index: tb.index, Arguments: "{}"}}
+		}
 	case "messageStop":
 		s.stopped = true
 		c.FinishReason = finish[w.StopReason]

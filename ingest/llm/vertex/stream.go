@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -59,11 +60,15 @@ type stream struct {
 	sc       *bufio.Scanner
 	cancel   func()
 	finished bool // a chunk carried a finishReason (or the prompt was blocked)
+	calls    int  // functionCall parts so far: the next call's index
 }
 
 // Next returns one chunk per event, its data in Raw. The stream has no end
 // marker: it ends with the body, and only after a chunk with a finishReason
-// is that the answer's end rather than a cut.
+// is that the answer's end rather than a cut. A functionCall part arrives
+// whole: one tool call piece with its id (call_<n>_<name>, as Complete
+// names it), name and arguments; an answer with calls that finishes with
+// STOP finishes with tool_calls.
 func (s *stream) Next() (llm.Chunk, error) {
 	data, err := s.event()
 	if errors.Is(err, io.EOF) && !s.finished {
@@ -94,11 +99,23 @@ func (s *stream) Next() (llm.Chunk, error) {
 		var text strings.Builder
 		for _, p := range w.Candidates[0].Content.Parts {
 			text.WriteString(p.Text)
+			if fc := p.FunctionCall; fc != nil {
+				args := string(fc.Args)
+				if args == "" {
+					args = "{}"
+				}
+				c.ToolCalls = append(c.ToolCalls, llm.ToolCallDelta{Index: s.calls, ID: fmt.Sprintf("call_%d_%s", s.calls, fc.Name),
+					Name: fc.Name, Arguments: args})
+				s.calls++
+			}
 		}
 		c.Delta = text.String()
 		if r := w.Candidates[0].FinishReason; r != "" {
 			s.finished = true
 			c.FinishReason = finish[r]
+			if s.calls > 0 && c.FinishReason == "stop" {
+				c.FinishReason = "tool_calls" // Gemini says STOP; OpenAI clients look for tool_calls
+			}
 		}
 	}
 	if w.PromptFeedback.BlockReason != "" { // the prompt was refused: no candidates at all

@@ -231,3 +231,55 @@ func TestTools(t *testing.T) {
 		{"id":"call_1_get_time","type":"function","function":{"name":"get_time","arguments":"{}"}}]`, string(out.ToolCalls))
 	require.Empty(t, out.Content)
 }
+
+// TestStreamFunctionCall: a streamed functionCall part arrives whole and
+// becomes one tool call piece with the same id as Complete gives it; STOP
+// after calls (here in a later event) finishes with tool_calls.
+func TestStreamFunctionCall(t *testing.T) {
+	body := geminiEvents(
+		`{"candidates": [{"content": {"role": "model","parts": [{"text": "Checking."}]}}],"usageMetadata": {},"modelVersion": "gemini-2.0-flash-001","responseId": "r2"}`,
+		`{"candidates": [{"content": {"role": "model","parts": [{"functionCall": {"name": "get_weather","args": {"location": "Paris","unit": "celsius"}}},{"functionCall": {"name": "get_time"}}]}}],"usageMetadata": {},"modelVersion": "gemini-2.0-flash-001","responseId": "r2"}`,
+		`{"candidates": [{"content": {"role": "model","parts": [{"functionCall": {"name": "get_weather","args": {"location": "Rome"}}}]},"finishReason": "STOP"}],"usageMetadata": {"promptTokenCount": 30,"candidatesTokenCount": 12,"totalTokenCount": 42},"modelVersion": "gemini-2.0-flash-001","responseId": "r2"}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	a := New(llm.Config{BaseURL: srv.URL, Region: "europe-west4", Project: "proj", RetryDelay: time.Millisecond})
+	st, err := a.Stream(context.Background(), llm.Request{Model: "gemini-2.0-flash",
+		Messages: []llm.Message{{Role: "user", Content: "Weather in Paris and Rome?"}}}, llm.Credentials{APIKey: "ya29.secret-token"})
+	require.NoError(t, err)
+	defer st.Close()
+	var text, finish string
+	var pieces []llm.ToolCallDelta
+	for {
+		c, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		text += c.Delta
+		pieces = append(pieces, c.ToolCalls...)
+		if c.FinishReason != "" {
+			finish = c.FinishReason
+		}
+	}
+	require.Equal(t, "Checking.", text)
+	require.Equal(t, "tool_calls", finish)
+	require.Len(t, pieces, 3)
+	require.Equal(t, llm.ToolCallDelta{Index: 0, ID: "call_0_get_weather", Name: "get_weather"}, llm.ToolCallDelta{Index: pieces[0].Index, ID: pieces[0].ID, Name: pieces[0].Name})
+	require.JSONEq(t, `{"location":"Paris","unit":"celsius"}`, pieces[0].Arguments)
+	require.Equal(t, llm.ToolCallDelta{Index: 1, ID: "call_1_get_time", Name: "get_time", Arguments: "{}"}, pieces[1])
+	require.Equal(t, 2, pieces[2].Index)
+	require.Equal(t, "call_2_get_weather", pieces[2].ID)
+	require.JSONEq(t, `{"location":"Rome"}`, pieces[2].Arguments)
+
+	// The same answer whole: Complete names the calls the same way.
+	var whole []part
+	require.NoError(t, json.Unmarshal([]byte(`[{"functionCall": {"name": "get_weather","args": {"location": "Paris","unit": "celsius"}}},{"functionCall": {"name": "get_time"}},{"functionCall": {"name": "get_weather","args": {"location": "Rome"}}}]`), &whole))
+	var calls []struct{ ID string }
+	require.NoError(t, json.Unmarshal(toolCalls(whole), &calls))
+	for i, c := range calls {
+		require.Equal(t, c.ID, pieces[i].ID)
+	}
+}
