@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -13,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -384,11 +384,12 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	var usage *proxyUsage
 	var upModel string
 	var line []byte
-	rd := bufio.NewReaderSize(up.Body, 32<<10)
-	buf := make([]byte, 32<<10)
+	bp := streamBufs.Get().(*[]byte)
+	defer streamBufs.Put(bp)
+	buf := *bp
 	sawDone := false
 	for {
-		n, err := rd.Read(buf)
+		n, err := up.Body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				err = werr
@@ -468,6 +469,10 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	s.emitProxy(app, tr, findings, "", text.String())
 	return nil
 }
+
+// streamBufs are the read buffers of proxied streams: each read is
+// written to the client at once, so one buffer per stream, reused.
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // emitProxy completes the trace and queues it for the log.
 func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governance.Finding, action governance.Action, answer string) {
