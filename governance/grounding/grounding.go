@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,7 +73,12 @@ func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.6, 
 type quantity struct {
 	span  scan.Span
 	value float64
-	kind  byte // '%' percent, '$' currency, 'y' year, 'n' plain
+	kind  byte // '%' percent, '$' currency, 'y' year, 't' time of day, 'n' plain
+	word  bool // written in words ("three", "a dozen")
+	// tol is the rounding the number's spelling states: half a unit of its
+	// last significant digit ("1.2 million": 50,000; "4.25": 0.005), at
+	// most 5%; 10% after "about", "around", "nearly"...
+	tol float64
 	// ctx is the range [c0, c1) of state.ctx holding the word ids of up to 6
 	// content words either side; c0 < 0 until computed.
 	c0, c1 int32
@@ -92,6 +98,7 @@ func (c *Checker) Check(answer, source string) Result {
 	st := getState()
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
+	st.source = source
 	st.stoks = st.tokenize(source, st.stoks[:0])
 	st.atoks = st.tokenize(answer, st.atoks[:0])
 	st.index(source)
@@ -99,19 +106,50 @@ func (c *Checker) Check(answer, source string) Result {
 	var fixes []fix
 	correctable := true
 	st.anums = st.quantities(answer, st.anums[:0])
+	// The source numbers whose values the answer states: a number the
+	// answer already accounts for is no better place for another one.
+	var claimed nbits
+	st.anear = st.anear[:0]
 	for i := range st.anums {
-		st.context(&st.anums[i], st.atoks)
+		q := &st.anums[i]
+		st.context(q, st.atoks)
+		near := st.closeSet(q)
+		st.anear = append(st.anear, near)
+		compat := st.compatSet(q.kind)
+		in := near.and(&compat)
+		claimed.or(&in)
 	}
 	for i := range st.anums {
 		q := &st.anums[i]
 		st.scores(q)
-		near := st.closeSet(q)
-		if st.hasValue(q, &near) && !st.betterElsewhere(q, &near) {
+		near := &st.anear[i]
+		has := st.hasValue(q, near)
+		if has && !st.betterElsewhere(q, near, &claimed) {
 			continue
 		}
-		best, ambiguous := st.align(q)
+		best, ambiguous := st.align(q, &claimed)
 		if best == nil {
-			continue // a number the source never discusses: left to the unsupported check
+			if has || q.count() {
+				continue // counts ("the 4 products") are the answer's own
+			}
+			// A number in digits the source has nowhere, in no context:
+			// made up (a count in words may be the answer's own).
+			correctable = false
+			if len(ev) < maxEvidence {
+				e := Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End]}
+				e.Reason = "answer says " + e.AnswerText + " but the source states no such number"
+				ev = append(ev, e)
+			}
+			continue
+		}
+		if q.word && !st.sameUnit(q, best, answer, source) {
+			// A count in words ("the four products") the source does not
+			// state: summaries count, so only a number of the same thing
+			// ("three days" for "10 days") contradicts it.
+			if best = st.sameUnitNumber(q, answer, source); best == nil {
+				continue
+			}
+			ambiguous = true
 		}
 		srcText := source[best.span.Start:best.span.End]
 		if ambiguous {
@@ -138,6 +176,30 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		ev = append(ev, e)
 	}
+	// Codes that start with a number ("3D", "5G", "4K"): the source must
+	// have them as written.
+	for i := 0; i < len(answer) && len(ev) < maxEvidence; i++ {
+		if !isDigit(answer[i]) || i > 0 && isWordByte(answer[i-1]) {
+			continue
+		}
+		j := i
+		for j < len(answer) && isDigit(answer[j]) {
+			j++
+		}
+		if j == len(answer) || answer[j] < 'A' || answer[j] > 'Z' || unitAt(answer, j) {
+			i = j
+			continue
+		}
+		for j < len(answer) && isWordByte(answer[j]) {
+			j++
+		}
+		if code := answer[i:j]; !containsWord(source, code) {
+			correctable = false
+			ev = append(ev, Evidence{AnswerSpan: scan.Span{Start: i, End: j}, AnswerText: code,
+				Reason: "answer says " + code + " but the source states no such number"})
+		}
+		i = j
+	}
 	if len(ev) > 0 {
 		r := Result{Mismatch: Numeric, Confidence: 0.9, Evidence: ev}
 		if correctable {
@@ -150,14 +212,26 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	share, nwords, missing := st.unsupported()
 	threshold := c.LongThreshold
-	if nwords <= c.ShortWords {
+	switch {
+	case dialogue(source):
+		// A summary of a conversation turns speech into report ("I'll
+		// restart it" -> "he restarts his computer"): its share of new
+		// words says nothing; names and numbers still count.
+		threshold = 2
+	case nwords <= c.ShortWords:
+		// A short answer should come from the source nearly word for word.
 		threshold = c.ShortThreshold
 	}
-	if share >= threshold && missing > 0 {
+	// A name the source lacks is unsupported whatever the share.
+	nameOnly := share < threshold
+	if names := st.missingNames(answer); (!nameOnly || names > 0) && missing > 0 {
 		conf := math.Min(0.95, 0.55+share/2)
+		if nameOnly {
+			conf = 0.6
+		}
 		evs := make([]Evidence, 0, min(missing, maxEvidence))
 		for _, t := range st.atoks {
-			if !t.missing {
+			if !t.missing || nameOnly && !t.name {
 				continue
 			}
 			if len(evs) == maxEvidence {
@@ -168,6 +242,59 @@ func (c *Checker) Check(answer, source string) Result {
 		return Result{Mismatch: Unsupported, Confidence: conf, Evidence: evs}
 	}
 	return Result{Mismatch: None, Confidence: 1 - share}
+}
+
+// dialogue: source is a conversation transcript, at least three turns
+// "Name: ..." by at least two speakers at the start of a line or after a
+// sentence end.
+func dialogue(source string) bool {
+	turns := 0
+	var first string
+	two := false
+	for i := 0; i < len(source) && turns < 64; {
+		k := strings.Index(source[i:], ": ")
+		if k < 0 {
+			break
+		}
+		k += i
+		i = k + 2
+		// The speaker: one or two capitalised words before the colon.
+		st := k
+		for st > 0 && (isWordByte(source[st-1]) || source[st-1] == ' ' && st > 1 && isWordByte(source[st-2]) && k-st < 24) {
+			st--
+		}
+		for st < k && source[st] == ' ' {
+			st++
+		}
+		if st == k || source[st] < 'A' || source[st] > 'Z' || k-st > 24 {
+			continue
+		}
+		if p := strings.TrimRight(source[:st], " \t\r"); p != "" && !strings.HasSuffix(p, "\n") && !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "!") && !strings.HasSuffix(p, "?") {
+			continue
+		}
+		turns++
+		if first == "" {
+			first = source[st:k]
+		} else if source[st:k] != first {
+			two = true
+		}
+	}
+	return turns >= 3 && two
+}
+
+// containsWord: w occurs in s as a whole word.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], w)
+		if k < 0 {
+			return false
+		}
+		k += i
+		if (k == 0 || !isWordByte(s[k-1])) && (k+len(w) == len(s) || !isWordByte(s[k+len(w)])) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 type fix struct {
@@ -199,7 +326,9 @@ type state struct {
 	buf   []byte
 
 	stoks, atoks []tok
+	source       string // the current source, while Check runs
 	snums, anums []quantity
+	anear        []nbits // per answer number: closeSet
 	spans        [][2]int
 	ctx          []int32 // number contexts (word ids)
 	inSource     []bool  // by word id: a stem of the source (the vocabulary)
@@ -216,6 +345,7 @@ type state struct {
 	// kind (n, $, %, y).
 	classOf   map[float64]int32
 	classVal  []float64
+	classTol  []float64 // the largest tolerance of the class's numbers
 	classBits []nbits
 	kindBits  [4]nbits
 
@@ -245,6 +375,7 @@ func putState(s *state) {
 		s.stamp = 0
 	}
 	s.words.reset()
+	s.source = ""
 	clear(s.classOf)
 	s.npBuilt = false
 	s.sents = s.sents[:0]
@@ -357,7 +488,7 @@ func (s *state) quantities(text string, out []quantity) []quantity {
 			continue // part of an identifier or a longer number
 		}
 		raw := strings.TrimSpace(text[st:en])
-		v, kind, ok := parseQuantity(raw)
+		v, kind, tol, ok := parseQuantityTol(raw)
 		if !ok {
 			continue
 		}
@@ -365,7 +496,160 @@ func (s *state) quantities(text string, out []quantity) []quantity {
 		if currencyWordAfter(text[en:min(len(text), en+10)]) {
 			kind = '$'
 		}
-		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind, c0: -1})
+		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind, c0: -1,
+			tol: max(tol, approxTol(text[:st], v))})
+	}
+	if n := len(out); n < maxNumbers {
+		out = wordNumbers(text, out)
+		if len(out) > n && n > 0 {
+			slices.SortFunc(out, func(a, b quantity) int { return a.span.Start - b.span.Start })
+		}
+	}
+	return out
+}
+
+// maxNumbers bounds the numbers of one text (nbits holds 256).
+const maxNumbers = 256
+
+// numWord is a number word: its value and its class: 'u' units and teens,
+// 'T' tens, 'h' hundred, 'd' dozen, 's' scales, 'x' a word that stands
+// alone ("twice").
+type numWord struct {
+	v   float64
+	cls byte
+}
+
+var numWords = func() map[string]numWord {
+	m := map[string]numWord{"hundred": {100, 'h'}, "dozen": {12, 'd'}, "thousand": {1e3, 's'}, "million": {1e6, 's'},
+		"billion": {1e9, 's'}, "trillion": {1e12, 's'}, "twice": {2, 'x'}}
+	for i, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
+		m[w] = numWord{float64(i + 1), 'u'}
+	}
+	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
+		m[w] = numWord{float64(20 + 10*i), 'T'}
+	}
+	return m
+}()
+
+// numWordFirst has bit c-'a' set for each first letter c of a number word.
+var numWordFirst = func() uint32 {
+	var m uint32
+	for w := range numWords {
+		m |= 1 << (w[0] - 'a')
+	}
+	return m
+}()
+
+// nextWord returns the ASCII letter run at i lower-cased into buf (empty
+// when longer than buf) and its end.
+func nextWord(text string, i int, buf *[10]byte) ([]byte, int) {
+	j := i
+	for j < len(text) && asciiLetter(text[j]) {
+		j++
+	}
+	if j-i > len(buf) {
+		return nil, j
+	}
+	for k := i; k < j; k++ {
+		buf[k-i] = text[k] | 0x20
+	}
+	return buf[:j-i], j
+}
+
+// wordNumbers appends the numbers written in words: "three", "twenty-five",
+// "a dozen", "two hundred and fifty", "three million", "twice". "one"
+// alone is a pronoun as often as a number and is left out, as are number
+// words right after digits ("5 million" is one number already).
+func wordNumbers(text string, out []quantity) []quantity {
+	var buf [10]byte
+	for i := 0; i < len(text) && len(out) < maxNumbers; {
+		c := text[i]
+		if !asciiLetter(c) {
+			i++
+			continue
+		}
+		if numWordFirst&(1<<(c|0x20-'a')) == 0 || i > 0 && (text[i-1] >= utf8.RuneSelf || text[i-1] == '\'' || text[i-1] == '-') {
+			// Not a number word's first letter: skip the whole word.
+			for i < len(text) && asciiLetter(text[i]) {
+				i++
+			}
+			continue
+		}
+		w, j := nextWord(text, i, &buf)
+		nw, ok := numWords[string(w)]
+		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
+			i = j
+			continue
+		}
+		st := i
+		total, cur, last, words, end := 0.0, 0.0, byte(0), 0, j
+		for {
+			switch nw.cls {
+			case 'u':
+				if last == 'u' {
+					goto done
+				}
+				cur += nw.v
+			case 'T':
+				if last == 'u' || last == 'T' {
+					goto done
+				}
+				cur += nw.v
+			case 'h':
+				cur = max(cur, 1) * 100
+			case 'd':
+				cur = max(cur, 1) * 12
+			case 's':
+				total += max(cur, 1) * nw.v
+				cur = 0
+			case 'x':
+				if words > 0 {
+					goto done
+				}
+				cur = nw.v
+			}
+			last, words, end = nw.cls, words+1, j
+			if nw.cls == 'x' {
+				break
+			}
+			// The next word: after one space or hyphen, "and" allowed after
+			// hundred or a scale.
+			k := j
+			if k+1 >= len(text) || text[k] != ' ' && text[k] != '-' {
+				break
+			}
+			k++
+			w2, j2 := nextWord(text, k, &buf)
+			if string(w2) == "and" && (last == 'h' || last == 's') && j2+1 < len(text) && text[j2] == ' ' {
+				k = j2 + 1
+				w2, j2 = nextWord(text, k, &buf)
+			}
+			nw2, ok := numWords[string(w2)]
+			if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
+				break
+			}
+			nw, j = nw2, j2
+		}
+	done:
+		i = end
+		v := total + cur
+		if words == 1 && v == 1 && last == 'u' {
+			continue // "one"
+		}
+		if p := strings.TrimRight(text[:st], " "); len(p) > 0 && (isDigit(p[len(p)-1]) || p[len(p)-1] == '$') {
+			continue
+		}
+		kind := byte('n')
+		if rest := text[end:min(len(text), end+10)]; currencyWordAfter(rest) {
+			kind = '$'
+		} else if r := strings.TrimLeft(rest, " "); hasPrefixFold(r, "percent") || hasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
+			kind = '%'
+		}
+		tol := 0.0
+		if v >= 1000 {
+			tol = 0.05 * v
+		}
+		out = append(out, quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, approxTol(text[:st], v))})
 	}
 	return out
 }
@@ -446,8 +730,23 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			for j < len(text) && isDigit(text[j]) {
 				j++
 			}
+		} else if j+2 < len(text) && text[j] == ':' && j-i <= 2 && isDigit(text[j+1]) && isDigit(text[j+2]) && (j+3 == len(text) || !isDigit(text[j+3])) {
+			j += 3 // a time, "10:30"
+		}
+		if j < len(text) && (text[j] == '.' || text[j] == ')') && (j+1 == len(text) || text[j+1] == ' ' || text[j+1] == '\n') && lineStart(text, st) {
+			i = j // a list marker, "1." or "2)"
+			continue
+		}
+		if j < len(text) && text[j] >= 'A' && text[j] <= 'Z' && !unitAt(text, j) {
+			i = j // part of a name or code, "3D", "5G"
+			continue
 		}
 		en := j
+		if e := meridiem(text, j); e > j {
+			out = append(out, [2]int{st, e})
+			i = j
+			continue
+		}
 		k := j
 		if k < len(text) && text[k] == ' ' {
 			k++
@@ -482,6 +781,44 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 	return out
 }
 
+// lineStart: only spaces or tabs stand between the start of text's line
+// and i.
+func lineStart(text string, i int) bool {
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || text[i-1] == '\n'
+}
+
+// unitAt: a scale suffix starts at i ("5M", "3BN", "2K").
+func unitAt(text string, i int) bool {
+	for _, suf := range [...]string{"mln", "mn", "bn", "k", "m", "b"} {
+		if hasPrefixFold(text[i:], suf) && (i+len(suf) == len(text) || !isWordByte(text[i+len(suf)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// meridiem returns the end of an "am"/"pm" ("a.m.", "PM") right after a
+// number ending at i (one space allowed), i when there is none.
+func meridiem(text string, i int) int {
+	k := i
+	if k < len(text) && text[k] == ' ' {
+		k++
+	}
+	if k+1 >= len(text) || text[k]|0x20 != 'a' && text[k]|0x20 != 'p' {
+		return i
+	}
+	switch {
+	case text[k+1]|0x20 == 'm' && (k+2 == len(text) || !isWordByte(text[k+2])):
+		return k + 2
+	case k+3 < len(text) && text[k+1] == '.' && text[k+2]|0x20 == 'm' && text[k+3] == '.':
+		return k + 4
+	}
+	return i
+}
+
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || b == '_'
@@ -509,6 +846,13 @@ var scaleSuffixes = [...]struct {
 
 // parseQuantity normalises "1.2 million", "1,200,000", "$1.2M", "12%".
 func parseQuantity(raw string) (float64, byte, bool) {
+	v, kind, _, ok := parseQuantityTol(raw)
+	return v, kind, ok
+}
+
+// parseQuantityTol is parseQuantity with the rounding the spelling states
+// (see quantity.tol, before approximation words).
+func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 	kind := byte('n')
 	s := raw
 	if r, n := utf8.DecodeRuneInString(s); strings.ContainsRune("$€£¥", r) {
@@ -516,6 +860,9 @@ func parseQuantity(raw string) (float64, byte, bool) {
 		s = strings.TrimSpace(s[n:])
 	}
 	l := strings.ToLower(s)
+	if t, ok := parseTime(l); ok {
+		return t, 't', 0, true
+	}
 	mult := 1.0
 	for _, suf := range scaleSuffixes {
 		if strings.HasSuffix(l, suf.w) {
@@ -529,13 +876,116 @@ func parseQuantity(raw string) (float64, byte, bool) {
 	}
 	v, err := parseFloat(l)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	v *= mult
 	if kind == 'n' && mult == 1 && v >= 1900 && v <= 2100 && !strings.ContainsAny(l, ".,") {
-		kind = 'y'
+		return v, 'y', 0, true
 	}
-	return v, kind, true
+	// Half a unit of the last significant digit: decimals, or the
+	// trailing zeros of a scaled or large whole number ("1,000", "3
+	// million"; small whole numbers are exact), at most 5%.
+	dec, zeros, frac := 0, 0, false
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == '.':
+			frac = true
+		case frac:
+			dec++
+		case c == '0':
+			zeros++
+		case c != ',':
+			zeros = 0
+		}
+	}
+	unit := mult
+	switch {
+	case dec > 0:
+		unit = mult * math.Pow10(-dec)
+	case mult > 1 || v >= 1000:
+		unit = mult * math.Pow10(zeros)
+	}
+	return v, kind, min(unit/2, 0.05*math.Abs(v)), true
+}
+
+// count: q may be the answer's own count of things the source lists:
+// written in words, or a plain whole number below 10.
+func (q *quantity) count() bool {
+	return q.word || q.kind == 'n' && q.value < 10 && q.value == math.Trunc(q.value)
+}
+
+// sameUnitNumber returns the first source number that counts the same
+// thing as q with a different value, nil when there is none.
+func (s *state) sameUnitNumber(q *quantity, answer, source string) *quantity {
+	for i := range s.snums {
+		n := &s.snums[i]
+		if compatible(q.kind, n.kind) && n.kind != 'y' && !near(q, n.value, n.tol) && s.sameUnit(q, n, answer, source) {
+			return n
+		}
+	}
+	return nil
+}
+
+// unitWord returns the word right after a number ending at end (a space or
+// hyphen between), "" when there is none.
+func unitWord(toks []tok, text string, end int) string {
+	k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= end })
+	if k == len(toks) || toks[k].start-end > 1 {
+		return ""
+	}
+	return text[toks[k].start:toks[k].end]
+}
+
+// sameUnit: q and the source number n count the same thing: the words
+// after them agree, plurals aside ("three days", "10 days").
+func (s *state) sameUnit(q, n *quantity, answer, source string) bool {
+	a := unitWord(s.atoks, answer, q.span.End)
+	b := unitWord(s.stoks, source, n.span.End)
+	if a == "" || b == "" {
+		return false
+	}
+	a, b = strings.TrimSuffix(strings.ToLower(a), "s"), strings.TrimSuffix(strings.ToLower(b), "s")
+	return a == b
+}
+
+// parseTime reads "10:30", "5pm", "10.30 a.m." as hours on a 12-hour
+// clock (so "at 6" matches "6pm" and "18:00"), minutes as fractions.
+func parseTime(l string) (float64, bool) {
+	mer := false
+	for _, suf := range [...]string{"a.m.", "p.m.", "am", "pm"} {
+		if strings.HasSuffix(l, suf) {
+			l, mer = strings.TrimSpace(l[:len(l)-len(suf)]), true
+			break
+		}
+	}
+	sep := strings.IndexByte(l, ':')
+	if sep < 0 && mer {
+		sep = strings.IndexByte(l, '.')
+	}
+	if sep < 0 && !mer {
+		return 0, false
+	}
+	hs, ms := l, ""
+	if sep >= 0 {
+		hs, ms = l[:sep], l[sep+1:]
+	}
+	h, err := strconv.Atoi(hs)
+	if err != nil || h > 24 {
+		return 0, false
+	}
+	m := 0
+	if ms != "" {
+		if m, err = strconv.Atoi(ms); err != nil || len(ms) != 2 || m > 59 {
+			return 0, false
+		}
+	}
+	if h > 12 {
+		h -= 12
+	}
+	if h == 0 {
+		h = 12
+	}
+	return float64(h) + float64(m)/60, true
 }
 
 // context computes q's context: the content words within 6 words of its
@@ -568,6 +1018,7 @@ type tok struct {
 	id, full   int32
 	upper      bool
 	missing    bool
+	name       bool // a capitalised word inside a sentence, missing
 }
 
 // tokenize appends the content words of text with their offsets, in one
@@ -620,6 +1071,9 @@ func (s *state) tokenize(text string, out []tok) []tok {
 		}
 		for len(w) > 0 && w[len(w)-1] == '\'' {
 			w = w[:len(w)-1]
+		}
+		if n := len(w); n > 3 && w[n-2] == '\'' && w[n-1] == 's' {
+			w = w[:n-2] // a possessive: "Samantha's" is Samantha
 		}
 		if len(w) < 2 {
 			continue
@@ -719,6 +1173,7 @@ func (s *state) index(source string) {
 	}
 	s.snums = s.quantities(source, s.snums[:0])
 	s.classVal = s.classVal[:0]
+	s.classTol = s.classTol[:0]
 	s.classBits = s.classBits[:0]
 	s.kindBits = [4]nbits{}
 	for i := range s.snums {
@@ -728,9 +1183,11 @@ func (s *state) index(source string) {
 			c = int32(len(s.classVal))
 			s.classOf[v] = c
 			s.classVal = append(s.classVal, v)
+			s.classTol = append(s.classTol, 0)
 			s.classBits = append(s.classBits, nbits{})
 		}
 		s.classBits[c].set(i)
+		s.classTol[c] = max(s.classTol[c], s.snums[i].tol)
 		s.kindBits[kindIndex(s.snums[i].kind)].set(i)
 	}
 }
@@ -855,7 +1312,7 @@ func kindIndex(k byte) int {
 	case 'y':
 		return 3
 	}
-	return 0 // 'n'
+	return 0 // 'n', and 't': times are plain numbers with a clock
 }
 
 // compatible(q.kind, n.kind) as a set of source numbers: those of q's
@@ -894,7 +1351,7 @@ func (s *state) alignSet(kind byte) nbits {
 func (s *state) closeSet(q *quantity) nbits {
 	var set nbits
 	for c, v := range s.classVal {
-		if closeTo(q.value, v) {
+		if near(q, v, s.classTol[c]) {
 			set.or(&s.classBits[c])
 		}
 	}
@@ -916,6 +1373,41 @@ func compatible(a, b byte) bool {
 	return a == 'y' && b == 'n' || a == 'n' && b == 'y'
 }
 
+// approxTol is 10% of v when the text before the number ends with an
+// approximation word ("about 40", "nearly 2,000", "~5"), else 0.
+func approxTol(before string, v float64) float64 {
+	i := len(before)
+	for i > 0 && (before[i-1] == ' ' || before[i-1] == '$') {
+		i--
+	}
+	if i > 0 && before[i-1] == '~' {
+		return 0.1 * math.Abs(v)
+	}
+	j := i
+	for j > 0 && i-j <= 13 && asciiLetter(before[j-1]) {
+		j--
+	}
+	if n := i - j; n < 4 || n > 13 || j > 0 && isWordByte(before[j-1]) {
+		return 0
+	}
+	var buf [13]byte
+	for k := j; k < i; k++ {
+		buf[k-j] = before[k] | 0x20
+	}
+	switch string(buf[:i-j]) {
+	case "about", "around", "approximately", "approx", "roughly", "nearly", "almost", "some":
+		return 0.1 * math.Abs(v)
+	}
+	return 0
+}
+
+// near: the answer's number q and a source value v (of tolerance tol) are
+// the same quantity within the rounding either spelling states.
+func near(q *quantity, v, tol float64) bool {
+	d := math.Abs(q.value - v)
+	return d <= max(q.tol, tol) || d <= 1e-9*math.Max(math.Abs(q.value), math.Abs(v))
+}
+
 // closeTo tolerates the rounding an answer states ("1.2 million" for
 // 1,187,000): relative 5% for large values, else exact to 0.5%.
 func closeTo(a, b float64) bool {
@@ -934,12 +1426,14 @@ func closeTo(a, b float64) bool {
 // context; a source number with a different value shares clearly more
 // context words with the answer's (at least 3, and 3 more), so the
 // answer most likely changed it ("refund within 50 days" where the source
-// says "within 100 days" and mentions 50 elsewhere). It reads the scores
+// says "within 100 days" and mentions 50 elsewhere). Source numbers whose
+// values the answer states too (claimed) do not count. It reads the scores
 // of q (scores must have run for q); near is closeSet(q).
-func (s *state) betterElsewhere(q *quantity, near *nbits) bool {
+func (s *state) betterElsewhere(q *quantity, near, claimed *nbits) bool {
 	compat := s.compatSet(q.kind)
 	sameSet := compat.and(near)
 	diffSet := compat.andNot(near)
+	diffSet = diffSet.andNot(claimed)
 	same, _ := s.maxScore(sameSet)
 	diff, _ := s.maxScore(diffSet)
 	return diff >= 3 && diff >= same+3
@@ -1014,10 +1508,12 @@ func (s *state) scores(q *quantity) {
 
 // align finds the source quantity the answer's number talks about: same
 // kind, most shared context words (at least one), the first in source
-// order. ambiguous when another candidate with a different value ties. It
-// reads the scores of q.
-func (s *state) align(q *quantity) (*quantity, bool) {
-	score, top := s.maxScore(s.alignSet(q.kind))
+// order, leaving out those whose value the answer states elsewhere
+// (claimed). ambiguous when another candidate with a different value ties.
+// It reads the scores of q.
+func (s *state) align(q *quantity, claimed *nbits) (*quantity, bool) {
+	set := s.alignSet(q.kind)
+	score, top := s.maxScore(set.andNot(claimed))
 	if score < 1 {
 		return nil, false
 	}
@@ -1187,7 +1683,7 @@ func (s *state) unsupported() (float64, int, int) {
 			weight = 2 // names carry the facts
 		}
 		total += weight
-		if !s.vocab(t.id) && !s.vocab(t.full) {
+		if !s.vocab(t.id) && !s.vocab(t.full) && !s.pluralIn(t.id) {
 			miss += weight
 			t.missing = true
 			nmiss++
@@ -1197,6 +1693,81 @@ func (s *state) unsupported() (float64, int, int) {
 		return 0, 0, 0
 	}
 	return miss / total, count, nmiss
+}
+
+// pluralIn: the source has the word of id with an "s" more or less (short
+// words are not stemmed: "CNN", "CNNs").
+func (s *state) pluralIn(id int32) bool {
+	w := s.words.word(id)
+	if len(w) < 2 {
+		return false
+	}
+	if w[len(w)-1] == 's' {
+		v := w[:len(w)-1]
+		return s.vocab(find(&s.words, v, fnvAdd(fnvOffset, v)))
+	}
+	s.buf = append(append(s.buf[:0], w...), 's')
+	return s.vocab(find(&s.words, s.buf, fnvAdd(fnvOffset, s.buf)))
+}
+
+// missingNames counts the capitalised answer words, not opening a
+// sentence, that the source lacks: names the answer brings in.
+func (s *state) missingNames(answer string) int {
+	n := 0
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if !t.upper || !t.missing {
+			continue
+		}
+		k := t.start
+		for k > 0 && answer[k-1] == ' ' {
+			k--
+		}
+		if k == 0 || strings.IndexByte(".!?\n):\"'", answer[k-1]) >= 0 {
+			continue
+		}
+		if w := answer[t.start:t.end]; calendarWords[strings.ToLower(w)] || s.acronymOf(w) {
+			continue
+		}
+		t.name = true
+		n++
+	}
+	return n
+}
+
+// calendarWords are capitalised but name dates a summary may infer
+// ("on Friday" for "tomorrow").
+var calendarWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december christmas easter`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// acronymOf: w is an acronym ("CNN", "GANs") of consecutive source words
+// ("convolutional neural network").
+func (s *state) acronymOf(w string) bool {
+	w = strings.TrimSuffix(w, "s")
+	if len(w) < 2 || len(w) > 8 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'A' || w[i] > 'Z' {
+			return false
+		}
+	}
+	src := s.source
+	for k := 0; k+len(w) <= len(s.stoks); k++ {
+		ok := true
+		for j := 0; j < len(w) && ok; j++ {
+			ok = src[s.stoks[k+j].start]|0x20 == w[j]|0x20
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // sentences splits on . ! ? and newlines (not inside numbers).

@@ -202,7 +202,7 @@ func TestBitsetScoring(t *testing.T) {
 			bestScore, ties := 0, 0
 			for j := range st.snums {
 				n := &st.snums[j]
-				c := closeTo(q.value, n.value)
+				c := near(q, n.value, st.classTol[st.classOf[n.value]])
 				if c && compatible(q.kind, n.kind) {
 					has = true
 				}
@@ -225,13 +225,33 @@ func TestBitsetScoring(t *testing.T) {
 			}
 			near := st.closeSet(q)
 			require.Equal(t, has, st.hasValue(q, &near), "iter %d", iter)
-			require.Equal(t, diff >= 3 && diff >= same+3, st.betterElsewhere(q, &near), "iter %d", iter)
-			gb, amb := st.align(q)
+			require.Equal(t, diff >= 3 && diff >= same+3, st.betterElsewhere(q, &near, &nbits{}), "iter %d", iter)
+			gb, amb := st.align(q, &nbits{})
 			require.Equal(t, best, gb, "iter %d", iter)
 			if best != nil {
 				require.Equal(t, ties > 0, amb, "iter %d", iter)
 			}
 		}
 		putState(st)
+	}
+}
+
+// TestNumberForms: words, times, codes, made-up numbers, and numbers the
+// answer states twice.
+func TestNumberForms(t *testing.T) {
+	src := "Sign up within the next ten days for a 20% discount. The meeting is at 5pm on Friday.\n1. Basic plan: $499/month, reduced by 15% to $424.15 for the first three months.\n2. Complimentary 3D visualization."
+	tests := []struct{ answer, mismatch string }{
+		{"Sign up within 10 days to get 20% off.", None},
+		{"Sign up within the next three days for a 20% discount.", Numeric},
+		{"The meeting is at 5 p.m. on Friday.", None},
+		{"The basic plan costs $499 a month, reduced to $424.15 for the first three months.", None},
+		{"It includes complimentary 2D visualization.", Numeric},
+		{"Sign up within ten days for a 20% discount and 30 free licences.", Numeric},
+		{"The meeting with Gregory is at 5pm on Friday.", Unsupported},
+	}
+	c := New()
+	for _, tt := range tests {
+		r := c.Check(tt.answer, src)
+		require.Equal(t, tt.mismatch, r.Mismatch, "%s: %+v", tt.answer, r)
 	}
 }
