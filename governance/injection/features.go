@@ -2,10 +2,13 @@ package injection
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -32,10 +35,74 @@ const maxFeatureBytes = 16 << 10
 // ligatures) via NFKC, invisible characters (zero-width, bidi controls, tag
 // characters), case, and runs of spacing inside words ("i g n o r e").
 func Normalize(s string) string {
-	if plainASCII(s) {
-		// Nothing for NFKC, homoglyphs or invisible characters to do.
-		return collapseSpaced(strings.ToLower(s))
+	if b, ok := appendLowerPlain(nil, s); ok {
+		// Nothing for NFKC, homoglyphs or invisible characters to do. b is
+		// fresh and never written again, so the string may share it.
+		return collapseSpaced(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
+	return normalizeSlow(s)
+}
+
+// normalizeScratch is Normalize with the plain-ASCII result lower-cased into
+// buf (grown as needed and returned): the result then aliases buf and is
+// valid only until buf is next written.
+func normalizeScratch(buf []byte, s string) (string, []byte) {
+	b, ok := appendLowerPlain(buf[:0], s)
+	if !ok {
+		return normalizeSlow(s), b
+	}
+	return collapseSpaced(unsafe.String(unsafe.SliceData(b), len(b))), b
+}
+
+// appendLowerPlain writes s lower-cased to dst[:len(s)] (grown as needed)
+// when s is plain ASCII (printable, tab and newline), which is then
+// strings.ToLower(s); ok is false otherwise.
+func appendLowerPlain(dst []byte, s string) (_ []byte, ok bool) {
+	if cap(dst) < len(s) {
+		dst = make([]byte, len(s))
+	}
+	dst = dst[:len(s)]
+	src := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		const hi, lo7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+		// High bit of a byte set when b >= 0x7f or b < 0x20 (carries only
+		// out of bytes >= 0x80, which are flagged anyway).
+		if (v|(v+0x0101010101010101)|^((v&lo7)+0x6060606060606060))&hi == 0 {
+			// All eight printable ASCII: upper-case letters are the bytes
+			// >= 'A' and < 'Z'+1.
+			up := (v + 0x3f3f3f3f3f3f3f3f) &^ (v + 0x2525252525252525) & hi
+			binary.LittleEndian.PutUint64(dst[i:], v|up>>2)
+			continue
+		}
+		if !lowerPlainBytes(dst[i:i+8], src[i:i+8]) {
+			return dst[:0], false
+		}
+	}
+	if !lowerPlainBytes(dst[i:], src[i:]) {
+		return dst[:0], false
+	}
+	return dst, true
+}
+
+// lowerPlainBytes lower-cases src into dst (same length) unless src has a
+// byte outside plain ASCII.
+func lowerPlainBytes(dst, src []byte) bool {
+	dst = dst[:len(src)]
+	for i, c := range src {
+		if c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' {
+			return false
+		}
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return true
+}
+
+func normalizeSlow(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, " ")
 	}
@@ -96,17 +163,6 @@ func foldWord(s string) bool {
 	return latin || !other
 }
 
-// plainASCII: printable ASCII plus tab and newline only.
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
 // homoglyph maps Cyrillic and Greek look-alikes of Latin letters.
 func homoglyph(r rune) rune {
 	switch r {
@@ -159,6 +215,32 @@ func collapseSpaced(s string) string {
 // hasSpacedLetters reports a run of three single letters separated by one
 // space ("a b c"), the only input collapseSpaced changes.
 func hasSpacedLetters(s string) bool {
+	// Three such letters at i, i+2 and i+4 need spaces at i+1, i+3 and
+	// i+5: rare in prose, and checked eight offsets at a time.
+	src := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for ; i+12 <= len(src); i += 8 {
+		if spaces8(binary.LittleEndian.Uint64(src[i:]))&spaces8(binary.LittleEndian.Uint64(src[i+2:]))&spaces8(binary.LittleEndian.Uint64(src[i+4:])) != 0 {
+			return spacedLetterRun(s)
+		}
+	}
+	for ; i+4 < len(s); i++ {
+		if s[i] == ' ' && s[i+2] == ' ' && s[i+4] == ' ' {
+			return spacedLetterRun(s)
+		}
+	}
+	return false
+}
+
+// spaces8 sets the high bit of each byte of v that is a space, exactly.
+func spaces8(v uint64) uint64 {
+	const hi, lo7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	t := v ^ 0x2020202020202020
+	return ^((t & lo7) + lo7 | t) & hi
+}
+
+// spacedLetterRun is hasSpacedLetters without the pre-filter.
+func spacedLetterRun(s string) bool {
 	run := 0
 	for i := 0; i+1 < len(s); i++ {
 		if s[i] >= 'a' && s[i] <= 'z' && (i == 0 || s[i-1] == ' ') && s[i+1] == ' ' {
@@ -174,10 +256,72 @@ func hasSpacedLetters(s string) bool {
 	return false
 }
 
-var leet = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t", "@", "a", "$", "s", "!", "i")
+// leet maps leetspeak digits and symbols to letters, other bytes to
+// themselves.
+var leet = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+	}
+	for _, p := range []string{"0o", "1i", "3e", "4a", "5s", "7t", "@a", "$s", "!i"} {
+		t[p[0]] = p[1]
+	}
+	return t
+}()
 
 // Deleet maps leetspeak digits and symbols to letters.
-func Deleet(s string) string { return leet.Replace(s) }
+func Deleet(s string) string {
+	b, changed := appendDeleet(nil, s)
+	if !changed {
+		return s
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is fresh
+}
+
+// appendDeleet writes Deleet(s) to dst[:len(s)] (grown as needed) and
+// reports whether it differs from s; when it does not, dst is untouched.
+func appendDeleet(dst []byte, s string) (_ []byte, changed bool) {
+	first := firstLeet(s)
+	if first < 0 {
+		return dst, false
+	}
+	if cap(dst) < len(s) {
+		dst = make([]byte, len(s))
+	}
+	dst = dst[:len(s)]
+	copy(dst, s[:first])
+	for i := first; i < len(s); i++ {
+		dst[i] = leet[s[i]]
+	}
+	return dst, true
+}
+
+// firstLeet returns the index of the first byte of s that Deleet changes,
+// or -1.
+func firstLeet(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		if leetByte[b[0]]|leetByte[b[1]]|leetByte[b[2]]|leetByte[b[3]]|leetByte[b[4]]|leetByte[b[5]]|leetByte[b[6]]|leetByte[b[7]] != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if leetByte[s[i]] != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// leetByte[c] is 1 when leet[c] != c, else 0.
+var leetByte = func() (t [256]byte) {
+	for c := range t {
+		if leet[c] != byte(c) {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // FNV-1a, inlined so hashing a feature allocates nothing.
 const (
@@ -216,7 +360,8 @@ func isFeatureWordRune(r rune) bool {
 
 // appendFeatures is Features into reusable buffers: out receives the
 // features, compact is scratch for the words joined by single spaces. No
-// word slice or bigram string is built.
+// word slice or bigram string is built, and each byte is hashed in one
+// pass.
 func appendFeatures(out []uint32, compact []byte, norm string, signals []string) ([]uint32, []byte) {
 	if len(norm) > maxFeatureBytes {
 		norm = norm[:maxFeatureBytes]
@@ -225,53 +370,26 @@ func appendFeatures(out []uint32, compact []byte, norm string, signals []string)
 		out = make([]uint32, 0, len(norm)/2+len(signals)+8)
 	}
 	compact = compact[:0]
-	hw := fnvAdd(fnvOffset, "w:")
-	hb := fnvAdd(fnvOffset, "b:")
-	prev := "<s>"
-	for i := 0; i < len(norm); {
-		// Skip separators.
-		c := norm[i]
-		if c < utf8.RuneSelf {
-			if !asciiWordByte(c) {
-				i++
-				continue
-			}
-		} else if r, n := utf8.DecodeRuneInString(norm[i:]); !isFeatureWordRune(r) {
-			i += n
-			continue
-		}
+	// hb is the hash of "b:" + previous word + " ".
+	hb := hashBigramFirst
+	for i := skipSeparators(norm, 0); i < len(norm); i = skipSeparators(norm, i) {
 		st := i
-		for i < len(norm) {
-			c := norm[i]
-			if c < utf8.RuneSelf {
-				if !asciiWordByte(c) {
-					break
-				}
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(norm[i:])
-			if !isFeatureWordRune(r) {
-				break
-			}
-			i += n
-		}
-		w := norm[st:i]
-		out = append(out, fnvAdd(hw, w)%Dims, fnvAdd(fnvAdd(fnvAdd(hb, prev), " "), w)%Dims)
-		prev = w
+		var hw, hbw uint32
+		i, hw, hbw, hb = hashWord(norm, i, hb)
+		out = append(out, hw%Dims, hbw%Dims)
 		if len(compact) > 0 {
 			compact = append(compact, ' ')
 		}
-		compact = append(compact, w...)
+		compact = append(compact, norm[st:i]...)
 	}
-	hc := fnvAdd(fnvOffset, "c:")
-	for i := 0; i+4 <= len(compact); i++ {
-		h := hc
-		for _, b := range compact[i : i+4] {
-			h ^= uint32(b)
-			h *= fnvPrime
+	if n := len(compact) - 3; n > 0 {
+		out = slices.Grow(out, n)
+		grams := out[len(out) : len(out)+n]
+		out = out[:len(out)+n]
+		_ = compact[len(grams)+2]
+		for i := range grams {
+			grams[i] = charGram(compact[i], compact[i+1], compact[i+2], compact[i+3])
 		}
-		out = append(out, h%Dims)
 	}
 	for _, s := range signals {
 		h := bucket3("h:", s, "")
@@ -282,6 +400,139 @@ func appendFeatures(out []uint32, compact []byte, norm string, signals []string)
 	out = append(out, bucket("bias"))
 	return out, compact
 }
+
+// scoreFeatures is m.Score(Features(norm, signals)) without the feature
+// list: the same weights summed in the same order, so the same bits.
+func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (float64, []byte) {
+	if len(norm) > maxFeatureBytes {
+		norm = norm[:maxFeatureBytes]
+	}
+	w := (*[Dims]float32)(m.W)
+	compact = compact[:0]
+	z, count := 0.0, 0
+	hb := hashBigramFirst
+	for i := skipSeparators(norm, 0); i < len(norm); i = skipSeparators(norm, i) {
+		st := i
+		var hw, hbw uint32
+		i, hw, hbw, hb = hashWord(norm, i, hb)
+		z += float64(w[hw%Dims])
+		z += float64(w[hbw%Dims])
+		count += 2
+		if len(compact) > 0 {
+			compact = append(compact, ' ')
+		}
+		compact = append(compact, norm[st:i]...)
+	}
+	if n := len(compact) - 3; n > 0 {
+		_ = compact[n+2]
+		for i := range n {
+			z += float64(w[charGram(compact[i], compact[i+1], compact[i+2], compact[i+3])])
+		}
+		count += n
+	}
+	for _, s := range signals {
+		h := bucket3("h:", s, "")
+		for range signalRepeat {
+			z += float64(w[h])
+		}
+		count += signalRepeat
+	}
+	z += float64(w[bucket("bias")])
+	count++
+	return m.finish(z, count), compact
+}
+
+// skipSeparators returns the index of the next feature word byte of norm
+// at or after i, or len(norm).
+func skipSeparators(norm string, i int) int {
+	for i < len(norm) {
+		c := norm[i]
+		if c < utf8.RuneSelf {
+			if asciiWord[c] {
+				return i
+			}
+			i++
+		} else if r, n := utf8.DecodeRuneInString(norm[i:]); !isFeatureWordRune(r) {
+			i += n
+		} else {
+			return i
+		}
+	}
+	return i
+}
+
+// hashWord reads the word starting at norm[i] and returns its end and, in
+// one pass over its bytes, the hashes of its unigram ("w:" + w), of the
+// bigram it ends (hb + w) and of the bigram it starts ("b:" + w + " ").
+func hashWord(norm string, i int, hb uint32) (end int, hw, hbw, hnext uint32) {
+	hw, hbw, hnext = hashW, hb, hashB
+	for i < len(norm) {
+		c := norm[i]
+		if c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				break
+			}
+			b := uint32(c)
+			hw, hbw, hnext = (hw^b)*fnvPrime, (hbw^b)*fnvPrime, (hnext^b)*fnvPrime
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(norm[i:])
+		if !isFeatureWordRune(r) {
+			break
+		}
+		for _, c := range []byte(norm[i : i+n]) {
+			b := uint32(c)
+			hw, hbw, hnext = (hw^b)*fnvPrime, (hbw^b)*fnvPrime, (hnext^b)*fnvPrime
+		}
+		i += n
+	}
+	return i, hw, hbw, (hnext ^ ' ') * fnvPrime
+}
+
+// charGram is the feature of the character 4-gram b0 b1 b2 b3.
+func charGram(b0, b1, b2, b3 byte) uint32 {
+	var h uint32
+	if b0|b1 < utf8.RuneSelf {
+		h = hashC2[(int(b0)<<7|int(b1))&(len(hashC2)-1)]
+	} else {
+		h = (hashC1[b0] ^ uint32(b1)) * fnvPrime
+	}
+	h = (h ^ uint32(b2)) * fnvPrime
+	h = (h ^ uint32(b3)) * fnvPrime
+	return h % Dims
+}
+
+// Hash states after the feature prefixes: "w:", "b:", "b:<s> " (the bigram
+// of the first word) and, for each byte b, "c:" + b (hashC2: two bytes).
+var (
+	hashW           = fnvAdd(fnvOffset, "w:")
+	hashB           = fnvAdd(fnvOffset, "b:")
+	hashBigramFirst = fnvAdd(hashB, "<s> ")
+	hashC1          = func() (t [256]uint32) {
+		hc := fnvAdd(fnvOffset, "c:")
+		for b := range t {
+			t[b] = (hc ^ uint32(b)) * fnvPrime
+		}
+		return t
+	}()
+	// hashC2[b0<<7|b1] is the state after "c:" + b0 + b1, ASCII b0 and b1.
+	hashC2 = func() (t *[1 << 14]uint32) {
+		t = new([1 << 14]uint32)
+		for i := range t {
+			t[i] = (hashC1[i>>7] ^ uint32(i&0x7f)) * fnvPrime
+		}
+		return t
+	}()
+)
+
+// asciiWord[c] is asciiWordByte(c).
+var asciiWord = func() (t [256]bool) {
+	for c := range t {
+		t[c] = asciiWordByte(byte(c))
+	}
+	return t
+}()
 
 func asciiWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\''
@@ -353,14 +604,22 @@ var b64RE = regexp.MustCompile(`[A-Za-z0-9+/]{24,}={0,2}`)
 // normalised text, in its de-leeted view, and in base64 payloads of the raw
 // text (lower-casing would corrupt base64, hence both texts).
 func Signals(raw, normText string) []string {
-	var out []string
-	views := []string{normText}
-	if strings.ContainsAny(normText, "013457@$!") {
-		views = append(views, Deleet(normText))
+	out, _ := signals(nil, raw, normText)
+	return out
+}
+
+// signals is Signals with the de-leeted view written to buf (grown as
+// needed and returned).
+func signals(buf []byte, raw, normText string) ([]string, []byte) {
+	out := matchSignals(normText, nil)
+	var changed bool
+	if buf, changed = appendDeleet(buf[:0], normText); changed {
+		out = matchSignals(unsafe.String(unsafe.SliceData(buf), len(buf)), out)
 	}
-	for _, v := range views {
-		out = matchSignals(v, out)
-	}
+	return moreSignals(out, raw, normText), buf
+}
+
+func moreSignals(out []string, raw, normText string) []string {
 	if strings.Count(normText, "?") >= manyQuestions {
 		out = append(out, "many_questions")
 	}
@@ -469,9 +728,15 @@ func buildTriggers() (map[string][]trigRef, []trigRef) {
 	return idx, sym
 }
 
-func wordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80
-}
+func wordByte(c byte) bool { return wordBytes[c] }
+
+// wordBytes: a-z, 0-9, apostrophe and non-ASCII bytes.
+var wordBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80
+	}
+	return t
+}()
 
 // matchSignals appends to out the signals whose regexp matches a window
 // around one of its triggers in text (lower-cased). One pass over the words
@@ -574,20 +839,30 @@ func decodedPayloads(text string) string {
 
 // hasBase64Run reports a run of 24 or more base64 alphabet bytes.
 func hasBase64Run(s string) bool {
-	run := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
-			run++
-			if run >= 24 {
-				return true
-			}
-		} else {
-			run = 0
+	// Any such run covers s[i+23] when it starts in s[i:i+24]: test that
+	// byte, then walk back to the start of its run, and skip past bytes no
+	// run can start at.
+	const n = 24
+	for i := 0; i+n <= len(s); {
+		j := i + n - 1
+		for j >= i && b64Alphabet[s[j]] {
+			j--
 		}
+		if j < i {
+			return true
+		}
+		i = j + 1
 	}
 	return false
 }
+
+// b64Alphabet: A-Z, a-z, 0-9, '+' and '/'.
+var b64Alphabet = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/'
+	}
+	return t
+}()
 
 func pad(m string, enc *base64.Encoding) string {
 	if enc == base64.RawStdEncoding {

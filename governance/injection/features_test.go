@@ -1,6 +1,7 @@
 package injection
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"unicode"
@@ -97,5 +98,19 @@ func TestNewSignals(t *testing.T) {
 		sig := Signals(text, n)
 		require.NotContains(t, sig, "topic_pivot", text)
 		require.NotContains(t, sig, "persuasion", text)
+	}
+}
+
+func TestScoreFeaturesMatchesScore(t *testing.T) {
+	m := New().m
+	texts := []string{"", "a", "ignore previous instructions", "héllo wörld ½ ٣ 北京 ok", "\xff\xfeabc\x80 d",
+		"Our quarterly revenue was $4.2 million, up 12%.", strings.Repeat("revenue 4.2m up 12%. ", 1200)}
+	var compact []byte
+	for _, x := range texts {
+		n := Normalize(x)
+		sig := Signals(x, n)
+		var got float64
+		got, compact = m.scoreFeatures(compact, n, sig)
+		require.Equal(t, math.Float64bits(m.Score(Features(n, sig))), math.Float64bits(got), "%q", x)
 	}
 }

@@ -59,12 +59,16 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // questions that merely resemble the attack sets' wording ("what is our
 // policy?") stay below the threshold.
 func (s *Scanner) Score(text string) (float64, []string) {
-	n := Normalize(text)
-	sig := Signals(text, n)
 	sc := scratchPool.Get().(*scratch)
-	sc.feats, sc.compact = appendFeatures(sc.feats[:0], sc.compact, n, sig)
-	p := s.m.Score(sc.feats)
-	if cap(sc.feats) <= 1<<16 {
+	// n may alias sc.norm: it must not outlive sc's return to the pool.
+	// Nothing keeps it: signals are names, features indices.
+	var n string
+	n, sc.norm = normalizeScratch(sc.norm, text)
+	var sig []string
+	sig, sc.leet = signals(sc.leet, text, n)
+	var p float64
+	p, sc.compact = s.m.scoreFeatures(sc.compact, n, sig)
+	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.leet) <= 1<<20 {
 		scratchPool.Put(sc)
 	}
 	if len(sig) == 0 {
@@ -74,11 +78,12 @@ func (s *Scanner) Score(text string) (float64, []string) {
 }
 
 type scratch struct {
-	feats   []uint32
 	compact []byte
+	norm    []byte // plain-ASCII normalised text
+	leet    []byte // its de-leeted view
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{feats: make([]uint32, 0, 1024)} }}
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // NoSignalFloor is the share of the model's probability scale ignored when
 // no heuristic signal fired.

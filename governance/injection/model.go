@@ -63,6 +63,11 @@ func (m *Model) Score(feats []uint32) float64 {
 	for _, f := range feats {
 		z += float64(m.W[f])
 	}
-	z = float64(m.Bias) + z/math.Sqrt(float64(len(feats)))
+	return m.finish(z, len(feats))
+}
+
+// finish turns the sum z of count feature weights into the probability.
+func (m *Model) finish(z float64, count int) float64 {
+	z = float64(m.Bias) + z/math.Sqrt(float64(count))
 	return 1 / (1 + math.Exp(-z))
 }
