@@ -79,6 +79,8 @@ type quantity struct {
 	// last significant digit ("1.2 million": 50,000; "4.25": 0.005), at
 	// most 5%; 10% after "about", "around", "nearly"...
 	tol float64
+	// hedged: an approximation word ("about", "nearly", "~") precedes it.
+	hedged bool
 	// ctx is the range [c0, c1) of state.ctx holding the word ids of up to 6
 	// content words either side; c0 < 0 until computed.
 	c0, c1 int32
@@ -211,6 +213,11 @@ func (c *Checker) Check(answer, source string) Result {
 		return Result{Mismatch: Contradiction, Confidence: 0.75, Evidence: []Evidence{e}}
 	}
 	share, nwords, missing := st.unsupported()
+	if missing > 0 {
+		if e, ok := st.lexicalContradiction(answer); ok {
+			return Result{Mismatch: Contradiction, Confidence: 0.7, Evidence: []Evidence{e}}
+		}
+	}
 	threshold := c.LongThreshold
 	switch {
 	case dialogue(source):
@@ -496,8 +503,9 @@ func (s *state) quantities(text string, out []quantity) []quantity {
 		if currencyWordAfter(text[en:min(len(text), en+10)]) {
 			kind = '$'
 		}
+		at := approxTol(text[:st], v)
 		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind, c0: -1,
-			tol: max(tol, approxTol(text[:st], v))})
+			tol: max(tol, at), hedged: at > 0})
 	}
 	if n := len(out); n < maxNumbers {
 		out = wordNumbers(text, out)
@@ -649,7 +657,8 @@ func wordNumbers(text string, out []quantity) []quantity {
 		if v >= 1000 {
 			tol = 0.05 * v
 		}
-		out = append(out, quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, approxTol(text[:st], v))})
+		at := approxTol(text[:st], v)
+		out = append(out, quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, at), hedged: at > 0})
 	}
 	return out
 }
@@ -1405,7 +1414,25 @@ func approxTol(before string, v float64) float64 {
 // the same quantity within the rounding either spelling states.
 func near(q *quantity, v, tol float64) bool {
 	d := math.Abs(q.value - v)
-	return d <= max(q.tol, tol) || d <= 1e-9*math.Max(math.Abs(q.value), math.Abs(v))
+	qtol := q.tol
+	if q.kind == '$' && !q.hedged && qtol > 0 && pricePoint(v) {
+		// A round amount for a price point ("$1000" for "$999", "$50"
+		// for "$49.95") is a different price, not rounding, unless the
+		// answer hedges ("about $50").
+		qtol = 0
+	}
+	return d <= max(qtol, tol) || d <= 1e-9*math.Max(math.Abs(q.value), math.Abs(v))
+}
+
+// pricePoint: v is a precise amount, with cents or ending in 9 ("$49.95",
+// "$999"), as prices are set.
+func pricePoint(v float64) bool {
+	c := math.Round(math.Abs(v) * 100)
+	if c > 1e15 || math.Abs(math.Abs(v)*100-c) > 1e-6 {
+		return false
+	}
+	cents := int64(c)
+	return cents%100 != 0 || cents/100%10 == 9
 }
 
 // closeTo tolerates the rounding an answer states ("1.2 million" for
@@ -1574,7 +1601,7 @@ func negations(s string, buf []byte) (int, []byte) {
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
-var antonyms = func() map[string]string {
+var antonyms = func() map[string][]string {
 	pairs := [][2]string{{"increase", "decrease"}, {"rise", "fall"}, {"higher", "lower"}, {"more", "less"}, {"gain", "loss"},
 		{"accept", "reject"}, {"approve", "deny"}, {"approved", "denied"}, {"approve", "reject"}, {"approved", "rejected"}, {"before", "after"}, {"early", "late"}, {"earlier", "later"},
 		{"open", "close"}, {"win", "lose"}, {"won", "lost"}, {"true", "false"}, {"agree", "disagree"}, {"allow", "forbid"},
@@ -1582,10 +1609,25 @@ var antonyms = func() map[string]string {
 		{"success", "failure"}, {"succeed", "fail"}, {"like", "dislike"}, {"love", "hate"}, {"include", "exclude"}, {"always", "never"},
 		{"up", "down"}, {"strong", "weak"}, {"large", "small"}, {"big", "small"}, {"long", "short"}, {"first", "last"},
 		{"easy", "difficult"}, {"cheap", "expensive"}, {"safe", "dangerous"}, {"happy", "sad"}, {"good", "bad"}, {"best", "worst"},
-		{"confirm", "cancel"}, {"arrive", "leave"}, {"add", "remove"}, {"improve", "worsen"}, {"profit", "loss"}}
-	m := map[string]string{}
+		{"confirm", "cancel"}, {"arrive", "leave"}, {"add", "remove"}, {"improve", "worsen"}, {"profit", "loss"},
+		{"hot", "cold"}, {"warm", "cool"}, {"wet", "dry"}, {"rich", "poor"}, {"full", "empty"}, {"fast", "slow"}, {"faster", "slower"},
+		{"high", "low"}, {"old", "new"}, {"old", "young"}, {"easy", "hard"}, {"simple", "complex"}, {"simple", "complicated"},
+		{"present", "absent"}, {"same", "different"}, {"similar", "different"}, {"strength", "weakness"}, {"advantage", "disadvantage"},
+		{"accept", "decline"}, {"accept", "refuse"}, {"agree", "refuse"}, {"agree", "decline"}, {"remember", "forget"}, {"arrive", "depart"},
+		{"send", "receive"}, {"begin", "end"}, {"begin", "finish"}, {"start", "finish"}, {"inside", "outside"}, {"more", "fewer"},
+		{"most", "least"}, {"many", "few"}, {"better", "worse"}, {"friend", "enemy"}, {"friends", "enemies"}, {"alive", "dead"},
+		{"everyone", "nobody"}, {"everything", "nothing"}, {"morning", "evening"}, {"day", "night"}, {"today", "tomorrow"},
+		{"yesterday", "tomorrow"}, {"public", "private"}, {"online", "offline"}, {"internal", "external"}, {"global", "local"},
+		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
+		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
+		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
+		{"improve", "degrade"}, {"real", "synthetic"}}
+	m := map[string][]string{}
 	for _, p := range pairs {
-		m[stem(p[0])], m[stem(p[1])] = stem(p[1]), stem(p[0])
+		a, b := stem(p[0]), stem(p[1])
+		if !slices.Contains(m[a], b) {
+			m[a], m[b] = append(m[a], b), append(m[b], a)
+		}
 	}
 	return m
 }()
@@ -1615,35 +1657,14 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			s.counts = growInt32(s.counts, len(s.sents))
 			s.mark = growMarks(s.mark, s.words.len())
 		}
-		s.stamp++
-		set := s.set[:0]
-		for _, t := range aw {
-			if s.mark[t.id] != s.stamp {
-				s.mark[t.id] = s.stamp
-				set = append(set, t.id)
-			}
-		}
-		s.set = set
-		touched := s.touched[:0]
-		for _, w := range set {
-			for _, id := range s.postings(w) {
-				if s.counts[id] == 0 {
-					touched = append(touched, id)
-				}
-				s.counts[id]++
-			}
-		}
-		s.touched = touched
-		var best *sentence
-		bestSim, bestID := 0.0, int32(-1)
-		for _, id := range touched {
-			sim := float64(s.counts[id]) / float64(len(set))
-			s.counts[id] = 0
-			if sim > bestSim || sim == bestSim && id < bestID {
-				best, bestSim, bestID = &s.sents[id], sim, id
-			}
-		}
+		best, bestSim := s.alignSentence(aw)
 		if best == nil || bestSim < 0.6 {
+			// A clause that negates ("..., but their plans don't offer a
+			// trial") aligned with a source sentence without negation:
+			// answer sentences join source sentences, their clauses less.
+			if e, ok := s.clauseNegation(answer, source, sp, aw); ok {
+				return e, true
+			}
 			continue
 		}
 		srcText := source[best.span.Start:best.span.End]
@@ -1655,19 +1676,258 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
 		}
-		for _, w := range set {
+		for _, w := range s.set {
 			word := s.words.word(w)
-			ant, ok := antonyms[string(word)]
-			if !ok {
-				continue
+			for _, ant := range antonyms[string(word)] {
+				if aid := find(&s.words, ant, fnvAdd(fnvOffset, ant)); aid >= 0 && s.sentHas(best, aid) && !s.sentHas(best, w) {
+					return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
+						SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", string(word), ant)}, true
+				}
 			}
-			if aid := find(&s.words, ant, fnvAdd(fnvOffset, ant)); aid >= 0 && s.sentHas(best, aid) && !s.sentHas(best, w) {
-				return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
-					SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", string(word), ant)}, true
+		}
+		if an > 0 {
+			if e, ok := s.clauseNegation(answer, source, sp, aw); ok {
+				return e, true
 			}
 		}
 	}
 	return Evidence{}, false
+}
+
+// alignSentence returns the source sentence sharing the most distinct
+// words with the answer tokens aw (the first on ties) and the share of
+// aw's distinct words it has; s.set holds those words afterwards.
+func (s *state) alignSentence(aw []tok) (*sentence, float64) {
+	s.stamp++
+	set := s.set[:0]
+	for _, t := range aw {
+		if s.mark[t.id] != s.stamp {
+			s.mark[t.id] = s.stamp
+			set = append(set, t.id)
+		}
+	}
+	s.set = set
+	touched := s.touched[:0]
+	for _, w := range set {
+		for _, id := range s.postings(w) {
+			if s.counts[id] == 0 {
+				touched = append(touched, id)
+			}
+			s.counts[id]++
+		}
+	}
+	s.touched = touched
+	var best *sentence
+	bestSim, bestID := 0.0, int32(-1)
+	for _, id := range touched {
+		sim := float64(s.counts[id]) / float64(len(set))
+		s.counts[id] = 0
+		if sim > bestSim || sim == bestSim && id < bestID {
+			best, bestSim, bestID = &s.sents[id], sim, id
+		}
+	}
+	return best, bestSim
+}
+
+// clauseNegation: a clause of the answer sentence sp (split at , ; : and
+// "but", "while", "whereas", "although") negates, and the source sentence
+// sharing the most of its words (at least 3 words, 40% of them) has no
+// negation. "without" and "no-" compounds ("a no-cost consultation") do
+// not count here. aw are the sentence's tokens.
+func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (Evidence, bool) {
+	text := answer[sp.Start:sp.End]
+	k := 0
+	for c0 := 0; c0 < len(text); {
+		c1 := clauseEnd(text, c0)
+		if clauseNegated(text[c0:c1]) {
+			st, en := sp.Start+c0, sp.Start+c1
+			for k < len(aw) && aw[k].start < st {
+				k++
+			}
+			k1 := k
+			for k1 < len(aw) && aw[k1].start < en {
+				k1++
+			}
+			if k1-k >= 3 {
+				best, sim := s.alignSentence(aw[k:k1])
+				if best != nil && len(s.set) >= 3 && sim >= 0.4 {
+					srcText := source[best.span.Start:best.span.End]
+					if best.neg < 0 {
+						best.neg, s.buf = negations(srcText, s.buf)
+					}
+					if best.neg == 0 {
+						cs := trimSpan(answer, st, en)
+						return Evidence{AnswerSpan: cs, AnswerText: answer[cs.Start:cs.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
+							SourceText: srcText, Reason: "the answer negates what the source states"}, true
+					}
+				}
+			}
+		}
+		c0 = c1
+	}
+	return Evidence{}, false
+}
+
+// clauseEnd returns the end of the clause of text starting at i: the next
+// , ; : or the word "but", "while", "whereas", "although".
+func clauseEnd(text string, i int) int {
+	for j := i + 1; j < len(text); j++ {
+		switch c := text[j]; c {
+		case ',', ';', ':':
+			return j + 1
+		case ' ':
+			r := text[j+1:]
+			for _, w := range [...]string{"but ", "while ", "whereas ", "although "} {
+				if strings.HasPrefix(r, w) {
+					return j + 1
+				}
+			}
+		}
+	}
+	return len(text)
+}
+
+// clauseNegated: text has a negation word or "n't" other than "without"
+// and a "no-" compound.
+func clauseNegated(text string) bool {
+	for i := 0; i < len(text); {
+		if !asciiLetter(text[i]) && text[i] != '\'' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && (asciiLetter(text[j]) || text[j] == '\'') {
+			j++
+		}
+		w := text[i:j]
+		if (i == 0 || text[i-1] < utf8.RuneSelf) && (j == len(text) || text[j] != '-') {
+			var buf [8]byte
+			if len(w) <= len(buf) {
+				for k := 0; k < len(w); k++ {
+					buf[k] = w[k] | 0x20
+				}
+				if l := string(buf[:len(w)]); l != "without" && negWords[l] {
+					return true
+				}
+			}
+			if len(w) > 3 && w[len(w)-3]|0x20 == 'n' && w[len(w)-2] == '\'' && w[len(w)-1]|0x20 == 't' {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// negPrefixes turn a word into its opposite ("unlimited", "inefficient").
+var negPrefixes = [...]string{"un", "in", "im", "il", "ir", "dis", "non"}
+
+// calendarSets: weekdays and months; "may" is a verb too often.
+var calendarSets = [2][]string{
+	strings.Fields("monday tuesday wednesday thursday friday saturday sunday"),
+	strings.Fields("january february march april june july august september october november december"),
+}
+
+// lexicalContradiction looks at the answer words the source lacks (run
+// after unsupported marked them): one that is the opposite of a source
+// word by a negative prefix ("unlimited" / "limited", "incompatible" /
+// "compatible") or by the antonym list, or a weekday or month where the
+// source names only others ("Sunday" where the source says "Saturday").
+func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
+	var buf [32]byte
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if !t.missing || t.end-t.start > len(buf) {
+			continue
+		}
+		w := buf[:0]
+		for k := t.start; k < t.end; k++ {
+			if c := answer[k]; c < utf8.RuneSelf && c != '\'' {
+				w = append(w, c|0x20)
+			} else {
+				w = nil
+				break
+			}
+		}
+		if len(w) < 4 {
+			continue
+		}
+		other := ""
+		for _, p := range negPrefixes {
+			if len(w)-len(p) >= 4 && string(w[:len(p)]) == p && s.sourceHas(w[len(p):]) {
+				other = string(w[len(p):])
+				break
+			}
+			if s.sourceHasConcat(p, w) {
+				other = p + string(w)
+				break
+			}
+		}
+		if other == "" {
+			for _, ant := range antonyms[string(stemBytes(w))] {
+				if s.sharedNeighbour(i, []byte(ant)) {
+					other = ant
+					break
+				}
+			}
+		}
+		if other == "" {
+			for _, set := range calendarSets {
+				if !slices.Contains(set, string(w)) {
+					continue
+				}
+				for _, c := range set {
+					if s.sourceHas([]byte(c)) {
+						other = c
+						break
+					}
+				}
+			}
+		}
+		if other != "" {
+			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+				Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[t.start:t.end], other)}, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// sharedNeighbour: the source has the stem ant next to (within two
+// content words of) a word that is next to answer token i: "lower costs"
+// against "higher costs", not against "higher productivity".
+func (s *state) sharedNeighbour(i int, ant []byte) bool {
+	aid := find(&s.words, ant, fnvAdd(fnvOffset, ant))
+	if !s.vocab(aid) {
+		return false
+	}
+	for k, t := range s.stoks {
+		if t.id != aid {
+			continue
+		}
+		for _, sn := range s.stoks[max(0, k-2):min(len(s.stoks), k+3)] {
+			for _, an := range s.atoks[max(0, i-2):min(len(s.atoks), i+3)] {
+				if sn.id == an.id && sn.id != aid && an.id != s.atoks[i].id {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sourceHas: the source has the lower-case word w (or its stem).
+func (s *state) sourceHas(w []byte) bool {
+	sw := stemBytes(w)
+	return s.vocab(find(&s.words, sw, fnvAdd(fnvOffset, sw)))
+}
+
+// sourceHasConcat: sourceHas(p + w), in a stack buffer.
+func (s *state) sourceHasConcat(p string, w []byte) bool {
+	var buf [40]byte
+	if len(p)+len(w) > len(buf) {
+		return false
+	}
+	return s.sourceHas(append(append(buf[:0], p...), w...))
 }
 
 // unsupported returns the weighted share of answer content words absent
