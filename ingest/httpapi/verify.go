@@ -43,29 +43,26 @@ type verifyResponse struct {
 	RiskScore     float64                `json:"risk_score"`
 }
 
-// verifyBody: every field raw, so a present value of the wrong type is told
-// apart from an absent one.
+// verifyBody is decoded in one pass: pointers tell an absent or null field
+// (nil) from an empty string, and a value of the wrong type is an
+// UnmarshalTypeError naming its field.
 type verifyBody struct {
-	Prompt     json.RawMessage `json:"prompt"`
-	Answer     json.RawMessage `json:"answer"`
-	ToolResult json.RawMessage `json:"tool_result"`
-	Model      json.RawMessage `json:"model"`
-	Provider   json.RawMessage `json:"provider"`
+	Prompt     *string `json:"prompt"`
+	Answer     *string `json:"answer"`
+	ToolResult *string `json:"tool_result"`
+	Model      *string `json:"model"`
+	Provider   *string `json:"provider"`
 }
 
-// optString decodes an optional string field: absent and null are "".
-func optString(name string, raw json.RawMessage, limit int) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+// optString checks an optional string field's size: absent and null are "".
+func optString(name string, v *string, limit int) (string, error) {
+	if v == nil {
 		return "", nil
 	}
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", fail(http.StatusBadRequest, "%s must be a string", name)
+	if len(*v) > limit {
+		return "", fail(http.StatusBadRequest, "%s is %d bytes, the limit is %d", name, len(*v), limit)
 	}
-	if len(v) > limit {
-		return "", fail(http.StatusBadRequest, "%s is %d bytes, the limit is %d", name, len(v), limit)
-	}
-	return v, nil
+	return *v, nil
 }
 
 // dimension reads an optional dimension header.
@@ -102,12 +99,16 @@ func (s *Server) postVerify(c echo.Context) error {
 	}
 	var vb verifyBody
 	if err := json.Unmarshal(body, &vb); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field == "answer":
+			return fail(http.StatusBadRequest, "answer is required and must be a string")
+		case errors.As(err, &te) && te.Field != "":
+			return fail(http.StatusBadRequest, "%s must be a string", te.Field)
+		}
 		return fail(http.StatusBadRequest, "request body must be a JSON object: %v", jsonProblem(err))
 	}
-	if len(vb.Answer) == 0 || string(vb.Answer) == "null" {
-		return fail(http.StatusBadRequest, "answer is required and must be a string")
-	}
-	if vb.Answer[0] != '"' {
+	if vb.Answer == nil {
 		return fail(http.StatusBadRequest, "answer is required and must be a string")
 	}
 	answer, err := optString("answer", vb.Answer, MaxVerifyAnswer)
