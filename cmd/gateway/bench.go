@@ -80,6 +80,8 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 	fs.SetOutput(stdout)
 	per := fs.Duration("per-rate", 10e9, "measurement length of each rate (direct and through the proxy each)")
 	ratesFlag := fs.String("rates", "1000,2000,3000,4000", "offered request rates (observe mode)")
+	var env envFlag
+	fs.Var(&env, "env", "KEY=VALUE for the child gateway, repeatable (e.g. -env KAFKA_BROKERS=127.0.0.1:9092 to measure against a real Kafka)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
 	if err := fs.Parse(args); err != nil {
@@ -93,7 +95,7 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 		}
 		rates = append(rates, n)
 	}
-	cfg.Logger = logger
+	cfg.Logger, cfg.Env = logger, env
 	res, err := bench.RunProxy(ctx, cfg, rates, *per)
 	if err != nil {
 		return fmt.Errorf("bench proxy: %w", err)
@@ -128,5 +130,18 @@ func cmdBenchConsole(ctx context.Context, args []string, stdout io.Writer, logge
 		return fmt.Errorf("bench console: %w", err)
 	}
 	bench.PrintConsole(stdout, res)
+	return nil
+}
+
+// envFlag collects repeated -env KEY=VALUE flags.
+type envFlag []string
+
+func (e *envFlag) String() string { return strings.Join(*e, " ") }
+
+func (e *envFlag) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", v)
+	}
+	*e = append(*e, v)
 	return nil
 }
