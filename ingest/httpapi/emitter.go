@@ -31,13 +31,13 @@ type emitter struct {
 }
 
 const (
-	emitterQueue   = 65536 // envelopes; ~1 s of a busy proxy
-	emitterBatch   = 512
+	emitterQueue = 65536 // envelopes; ~1 s of a busy proxy
+	emitterBatch = 512
 	// emitterLinger gathers traces for a moment before a produce: the
 	// traces are off the response path, and each produce costs the broker
 	// a write and (embedded broker) an fsync, which at thousands of
 	// requests a second would otherwise run per few traces.
-	emitterLinger = 5 * time.Millisecond
+	emitterLinger  = 5 * time.Millisecond
 	emitterTimeout = 10 * time.Second
 )
 

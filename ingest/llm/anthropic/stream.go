@@ -1,22 +1,15 @@
 package anthropic
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 )
-
-// errSlow cancels a stream whose response headers took longer than the
-// adapter's timeout.
-var errSlow = errors.New("no response headers within the timeout")
 
 // Stream implements llm.Streamer: the Messages request with "stream": true,
 // read as server-sent events until message_stop. The timeout (and the one
@@ -27,28 +20,18 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 	if err != nil {
 		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(a.cfg.Timeout, func() { cancel(errSlow) })
-	res, err := llm.Retry(rctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(rctx, body, cred, true) }, 529)
-	inTime := timer.Stop()
-	if err == nil && !inTime {
-		res.Body.Close() // its context is cancelled: the body is unreadable
-	}
-	if err != nil || !inTime {
-		cancel(nil)
-		if !inTime {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
+	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) }, 529)
+	})
+	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	return &stream{body: res.Body, sc: sc, cancel: func() { cancel(nil) }}, nil
+	return &stream{body: res.Body, events: llm.NewSSE(res.Body), cancel: cancel}, nil
 }
 
 type stream struct {
 	body   io.ReadCloser
-	sc     *bufio.Scanner
+	events *llm.SSE
 	cancel func()
 	done   bool
 	usage  llm.Usage // input tokens from message_start, output from message_delta
@@ -171,39 +154,14 @@ func (s *stream) Next() (llm.Chunk, error) {
 	return llm.Chunk{}, io.EOF
 }
 
-// event reads the next server-sent event: its name and its data lines
-// joined by "\n" (a fresh slice, safe to keep). A body that ends before
+// event reads the next server-sent event. A body that ends before
 // message_stop is a truncated answer, never a silent end.
 func (s *stream) event() (name string, data []byte, err error) {
-	seen := false
-	for s.sc.Scan() {
-		line := s.sc.Bytes()
-		switch {
-		case len(line) == 0:
-			if seen {
-				return name, data, nil
-			}
-			name = ""
-		case bytes.HasPrefix(line, []byte("event:")):
-			name = string(bytes.TrimSpace(line[len("event:"):]))
-		case bytes.HasPrefix(line, []byte("data:")):
-			if seen {
-				data = append(data, '\n')
-			}
-			seen = true
-			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
-		}
+	name, data, err = s.events.Next()
+	if errors.Is(err, io.EOF) {
+		return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended without message_stop (truncated)"}
 	}
-	if err := s.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream carried an event over 4 MiB"}
-		}
-		return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off: " + err.Error()}
-	}
-	if seen { // the last event lacks its blank line: still parse it
-		return name, data, nil
-	}
-	return "", nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended without message_stop (truncated)"}
+	return name, data, err
 }
 
 // Close releases the connection; closing before the end cancels the

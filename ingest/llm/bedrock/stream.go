@@ -7,14 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 )
-
-// errSlow cancels a stream whose response headers took longer than the
-// adapter's timeout.
-var errSlow = errors.New("no response headers within the timeout")
 
 // Stream implements llm.Streamer: ConverseStream (POST
 // /model/{modelId}/converse-stream, the Converse body, SigV4-signed), read
@@ -26,23 +21,15 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(a.cfg.Timeout, func() { cancel(errSlow) })
-	res, err := llm.Retry(rctx, a.cfg.RetryDelay, func() (*http.Response, error) {
-		return a.post(rctx, req.Model, "converse-stream", body, keys, "application/vnd.amazon.eventstream")
+	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) {
+			return a.post(ctx, req.Model, "converse-stream", body, keys, "application/vnd.amazon.eventstream")
+		})
 	})
-	inTime := timer.Stop()
-	if err == nil && !inTime {
-		res.Body.Close() // its context is cancelled: the body is unreadable
-	}
-	if err != nil || !inTime {
-		cancel(nil)
-		if !inTime {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
+	if err != nil {
 		return nil, err
 	}
-	return &stream{body: res.Body, cancel: func() { cancel(nil) }}, nil
+	return &stream{body: res.Body, cancel: cancel}, nil
 }
 
 type stream struct {

@@ -1,8 +1,6 @@
 package vertex
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,14 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 )
-
-// errSlow cancels a stream whose response headers took longer than the
-// adapter's timeout.
-var errSlow = errors.New("no response headers within the timeout")
 
 // Stream implements llm.Streamer: streamGenerateContent?alt=sse, each
 // server-sent event a GenerateContentResponse, until the body ends. The
@@ -29,35 +22,23 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(a.cfg.Timeout, func() { cancel(errSlow) })
-	res, err := func() (*http.Response, error) {
-		token, err := a.token(rctx, cred.APIKey)
+	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
+		token, err := a.token(ctx, cred.APIKey)
 		if err != nil {
 			return nil, err
 		}
 		u := a.endpoint(req.Model, "streamGenerateContent?alt=sse")
-		return llm.Retry(rctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(rctx, u, body, token) })
-	}()
-	inTime := timer.Stop()
-	if err == nil && !inTime {
-		res.Body.Close() // its context is cancelled: the body is unreadable
-	}
-	if err != nil || !inTime {
-		cancel(nil)
-		if !inTime {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, u, body, token) })
+	})
+	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	return &stream{body: res.Body, sc: sc, cancel: func() { cancel(nil) }}, nil
+	return &stream{body: res.Body, events: llm.NewSSE(res.Body), cancel: cancel}, nil
 }
 
 type stream struct {
 	body     io.ReadCloser
-	sc       *bufio.Scanner
+	events   *llm.SSE
 	cancel   func()
 	finished bool // a chunk carried a finishReason (or the prompt was blocked)
 	calls    int  // functionCall parts so far: the next call's index
@@ -70,7 +51,7 @@ type stream struct {
 // names it), name and arguments; an answer with calls that finishes with
 // STOP finishes with tool_calls.
 func (s *stream) Next() (llm.Chunk, error) {
-	data, err := s.event()
+	_, data, err := s.events.Next()
 	if errors.Is(err, io.EOF) && !s.finished {
 		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream ended without a finishReason (truncated)"}
 	}
@@ -128,36 +109,6 @@ func (s *stream) Next() (llm.Chunk, error) {
 		c.Usage = &llm.Usage{PromptTokens: u.PromptTokenCount, CompletionTokens: u.CandidatesTokenCount}
 	}
 	return c, nil
-}
-
-// event reads the data of the next server-sent event (data lines joined by
-// "\n", a fresh slice, safe to keep), or io.EOF when the body ends cleanly.
-func (s *stream) event() ([]byte, error) {
-	var data []byte
-	seen := false
-	for s.sc.Scan() {
-		line := s.sc.Bytes()
-		switch {
-		case len(line) == 0 && seen:
-			return data, nil
-		case bytes.HasPrefix(line, []byte("data:")):
-			if seen {
-				data = append(data, '\n')
-			}
-			seen = true
-			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
-		}
-	}
-	err := s.sc.Err()
-	switch {
-	case errors.Is(err, bufio.ErrTooLong):
-		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrBadResponse, Message: "the upstream stream carried an event over 4 MiB"}
-	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off: " + err.Error()}
-	case seen: // the last event lacks its blank line: still parse it
-		return data, nil
-	}
-	return nil, io.EOF
 }
 
 // Close releases the connection; closing before the end cancels the
