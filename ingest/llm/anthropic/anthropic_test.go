@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/llmtest"
 )
 
 func TestBodyGolden(t *testing.T) {
@@ -106,28 +107,6 @@ data: {"type": "message_stop"}
 
 `
 
-// drain reads st to its end: the concatenated deltas, the last finish
-// reason and usage, and the error that ended it (nil for io.EOF).
-func drain(t *testing.T, st llm.Stream) (text, finish string, usage *llm.Usage, err error) {
-	for {
-		c, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			return text, finish, usage, nil
-		}
-		if err != nil {
-			return text, finish, usage, err
-		}
-		require.NotEmpty(t, c.Raw, "every chunk passes its event through")
-		text += c.Delta
-		if c.FinishReason != "" {
-			finish = c.FinishReason
-		}
-		if c.Usage != nil {
-			usage = c.Usage
-		}
-	}
-}
-
 func TestStream(t *testing.T) {
 	cut := strings.Index(docStream, "event: content_block_stop")
 	tests := []struct {
@@ -182,7 +161,9 @@ func TestStream(t *testing.T) {
 			var text, fin string
 			var usage *llm.Usage
 			if err == nil {
-				text, fin, usage, err = drain(t, st)
+				var d llmtest.Drained
+				d, err = llmtest.Drain(t, st)
+				text, fin, usage = d.Text, d.Finish, d.Usage
 				require.NoError(t, st.Close())
 			}
 
@@ -287,21 +268,9 @@ func TestStreamToolUse(t *testing.T) {
 		Messages: []llm.Message{{Role: "user", Content: "Weather in San Francisco?"}}}, llm.Credentials{APIKey: "secret-ak"})
 	require.NoError(t, err)
 	defer st.Close()
-	var text, finish string
-	var pieces []llm.ToolCallDelta
-	for {
-		c, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		require.NotEmpty(t, c.Raw)
-		text += c.Delta
-		pieces = append(pieces, c.ToolCalls...)
-		if c.FinishReason != "" {
-			finish = c.FinishReason
-		}
-	}
+	d, err := llmtest.Drain(t, st)
+	require.NoError(t, err)
+	text, finish, pieces := d.Text, d.Finish, d.ToolCalls
 	require.Equal(t, "Okay, let's check the weather.", text)
 	require.Equal(t, "tool_calls", finish)
 	require.Equal(t, []llm.ToolCallDelta{
