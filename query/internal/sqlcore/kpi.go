@@ -168,21 +168,7 @@ func (s *Store) kpiUpsertStmt(n int) string {
 	}
 	var b strings.Builder
 	b.WriteString("INSERT INTO kpi_hourly (" + strings.Join(kpiColumns, ", ") + ") VALUES ")
-	p := 0
-	for r := 0; r < n; r++ {
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for c := range kpiColumns {
-			if c > 0 {
-				b.WriteString(", ")
-			}
-			p++
-			b.WriteString(s.d.placeholder(p))
-		}
-		b.WriteByte(')')
-	}
+	s.writeValues(&b, n, len(kpiColumns))
 	b.WriteString(" ON CONFLICT (org_id, hour, mode, final_decision, status) DO UPDATE SET ")
 	for i, c := range kpiSumColumns {
 		if i > 0 {

@@ -710,19 +710,16 @@ func (s *Store) markOwners(ctx context.Context, q Querier, rows []query.TraceRow
 	return nil
 }
 
-func (s *Store) insertStmt(n int) string {
-	if v, ok := s.insertSQL.Load(n); ok {
-		return v.(string)
-	}
-	var b strings.Builder
-	b.WriteString("INSERT INTO traces (" + traceSelectList + ") VALUES ")
+// writeValues writes a VALUES list of rows rows of cols placeholders each,
+// numbered in order in the dialect's style: "(?, ?), (?, ?)".
+func (s *Store) writeValues(b *strings.Builder, rows, cols int) {
 	p := 0
-	for r := 0; r < n; r++ {
+	for r := 0; r < rows; r++ {
 		if r > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		for c := range traceColumns {
+		for c := 0; c < cols; c++ {
 			if c > 0 {
 				b.WriteString(", ")
 			}
@@ -731,6 +728,15 @@ func (s *Store) insertStmt(n int) string {
 		}
 		b.WriteByte(')')
 	}
+}
+
+func (s *Store) insertStmt(n int) string {
+	if v, ok := s.insertSQL.Load(n); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO traces (" + traceSelectList + ") VALUES ")
+	s.writeValues(&b, n, len(traceColumns))
 	b.WriteString(" ON CONFLICT (org_id, request_id) DO NOTHING")
 	s.insertSQL.Store(n, b.String())
 	return b.String()
