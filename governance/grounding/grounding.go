@@ -654,7 +654,7 @@ func wordNumbers(text string, out []quantity) []quantity {
 		kind := byte('n')
 		if rest := text[end:min(len(text), end+10)]; currencyWordAfter(rest) {
 			kind = '$'
-		} else if r := strings.TrimLeft(rest, " "); hasPrefixFold(r, "percent") || hasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
+		} else if r := strings.TrimLeft(rest, " "); scan.HasPrefixFold(r, "percent") || scan.HasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
 			kind = '%'
 		}
 		tol := 0.0
@@ -668,40 +668,13 @@ func wordNumbers(text string, out []quantity) []quantity {
 }
 
 func currencyWordAfter(s string) bool {
-	if !isASCII(s) {
+	if !scan.IsASCII(s) {
 		rest := strings.TrimSpace(strings.ToLower(s))
 		return strings.HasPrefix(rest, "dollar") || strings.HasPrefix(rest, "usd") || strings.HasPrefix(rest, "euro")
 	}
 	// ASCII: lower-casing keeps offsets, so trim and compare folded.
 	rest := strings.TrimSpace(s)
-	return hasPrefixFold(rest, "dollar") || hasPrefixFold(rest, "usd") || hasPrefixFold(rest, "euro")
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// hasPrefixFold: s starts with the lower-case ASCII prefix p, ignoring the
-// case of ASCII letters of s.
-func hasPrefixFold(s, p string) bool {
-	if len(s) < len(p) {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != p[i] {
-			return false
-		}
-	}
-	return true
+	return scan.HasPrefixFold(rest, "dollar") || scan.HasPrefixFold(rest, "usd") || scan.HasPrefixFold(rest, "euro")
 }
 
 var currencySigns = [...]string{"$", "€", "£", "¥"}
@@ -765,7 +738,7 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			k++
 		}
 		raw := text[k:min(len(text), k+9)]
-		ascii := isASCII(raw)
+		ascii := scan.IsASCII(raw)
 		var rest string
 		if !ascii {
 			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
@@ -773,7 +746,7 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 		for _, suf := range unitSuffixes {
 			var has bool
 			if ascii {
-				has = hasPrefixFold(raw, suf)
+				has = scan.HasPrefixFold(raw, suf)
 			} else {
 				has = strings.HasPrefix(rest, suf)
 			}
@@ -806,7 +779,7 @@ func lineStart(text string, i int) bool {
 // unitAt: a scale suffix starts at i ("5M", "3BN", "2K").
 func unitAt(text string, i int) bool {
 	for _, suf := range [...]string{"mln", "mn", "bn", "k", "m", "b"} {
-		if hasPrefixFold(text[i:], suf) && (i+len(suf) == len(text) || !isWordByte(text[i+len(suf)])) {
+		if scan.HasPrefixFold(text[i:], suf) && (i+len(suf) == len(text) || !isWordByte(text[i+len(suf)])) {
 			return true
 		}
 	}

@@ -296,7 +296,7 @@ var (
 func context(text string, start, end int, base float64, pos, neg []string) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
-	if isASCII(text[lo:start]) && isASCII(text[end:hi]) {
+	if scan.IsASCII(text[lo:start]) && scan.IsASCII(text[end:hi]) {
 		return contextASCII(text[lo:start], text[end:hi], base, pos, neg)
 	}
 	return contextGeneral(text, start, end, base, pos, neg)
@@ -335,15 +335,6 @@ func contextASCII(b, a string, base float64, pos, neg []string) float64 {
 		conf = max(0, conf-0.45)
 	}
 	return conf
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func appendLower(out []byte, s string) []byte {
@@ -833,7 +824,7 @@ func knownIIN(d []byte) bool {
 
 // versionBefore: the last word of s is a version word (lower-cased).
 func versionBefore(s string) bool {
-	if !isASCII(s) {
+	if !scan.IsASCII(s) {
 		return hasWord(lastWords(strings.ToLower(s), 1), negVersion)
 	}
 	var bb [16]byte

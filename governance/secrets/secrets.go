@@ -153,7 +153,7 @@ func openGates(text string) (open [maxRules]bool) {
 			}
 			if g.fold {
 				// ASCII folding equals strings.ToLower only on ASCII text.
-				if ascii && hasPrefixFold(text[i:], g.gate) {
+				if ascii && scan.HasPrefixFold(text[i:], g.gate) {
 					open[g.rule] = true
 				}
 			} else if strings.HasPrefix(text[i:], g.gate) {
@@ -171,24 +171,6 @@ func openGates(text string) (open [maxRules]bool) {
 		open[len(rules)] = gated(text, &lower, &highEntropyGate)
 	}
 	return open
-}
-
-// hasPrefixFold: s starts with the lower-case ASCII p, ignoring the case
-// of ASCII letters in s.
-func hasPrefixFold(s, p string) bool {
-	if len(s) < len(p) {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != p[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Scan appends one hit per secret found in text.
