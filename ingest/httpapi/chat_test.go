@@ -477,6 +477,20 @@ func TestChatStreaming(t *testing.T) {
 	})
 }
 
+// anthropicChatEnv is a gateway whose Managed Anthropic provider is upstream,
+// with a Full Control application on it.
+func anthropicChatEnv(t *testing.T, email string, upstream http.Handler) (*env, createdApp) {
+	t.Helper()
+	up := httptest.NewServer(upstream)
+	t.Cleanup(up.Close)
+	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
+		d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+	app := e.createApp(e.signup(email), map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
+	return e, app
+}
+
 // TestChatStreamingTranslated: a vendor whose stream is not OpenAI's
 // (Anthropic's Messages events here) reaches the client as OpenAI
 // chat.completion.chunk lines, then the governance event: switching the
@@ -490,7 +504,7 @@ func TestChatStreamingTranslated(t *testing.T) {
 		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
 		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":7}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e, app := anthropicChatEnv(t, "stream-anthropic@example.com", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Stream bool }
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.URL.Path != "/v1/messages" || !body.Stream {
 			http.Error(w, "unexpected request", http.StatusBadRequest)
@@ -499,13 +513,6 @@ func TestChatStreamingTranslated(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, events)
 	}))
-	t.Cleanup(up.Close)
-	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
-		c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
-		d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
-	})
-	a := e.signup("stream-anthropic@example.com")
-	app := e.createApp(a, map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
 	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "how do I reach Ann?", "stream": true}, "X-API-Key", app.Key)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	evs := sseEvents(string(r.Body))
@@ -558,17 +565,10 @@ func TestChatStreamingToolCalls(t *testing.T) {
 		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":20}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e, app := anthropicChatEnv(t, "stream-tools@example.com", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, events)
 	}))
-	t.Cleanup(up.Close)
-	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
-		c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
-		d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
-	})
-	a := e.signup("stream-tools@example.com")
-	app := e.createApp(a, map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
 	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "weather in Paris?", "stream": true,
 		"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object"}}}}},
 		"X-API-Key", app.Key)
