@@ -44,8 +44,8 @@ type streamDecision struct {
 	PolicyHits    []governance.Finding `json:"policy_hits"`
 }
 
-// streamChunk is an OpenAI chat.completion.chunk built from a non-OpenAI
-// vendor's stream event.
+// streamChunk is an OpenAI chat.completion.chunk the gateway writes: built
+// from a non-OpenAI vendor's stream event, or the fallback of a block.
 type streamChunk struct {
 	ID      string        `json:"id"`
 	Object  string        `json:"object"`
@@ -319,9 +319,9 @@ func (s *Server) streamBlocked(c echo.Context, app query.App, tr schemas.Trace, 
 	out := &sse{w: c.Response()}
 	out.start(tr.RequestID)
 	fallback := s.blockText(c, app)
-	id := "chatcmpl-gw-" + tr.RequestID
-	out.json(map[string]any{"id": id, "object": "chat.completion.chunk", "created": s.now().Unix(), "model": tr.Model,
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": fallback}, "finish_reason": "content_filter"}}})
+	id, filtered := "chatcmpl-gw-"+tr.RequestID, "content_filter"
+	out.json(streamChunk{ID: id, Object: "chat.completion.chunk", Created: s.now().Unix(), Model: tr.Model,
+		Choices: []chunkChoice{{Delta: chunkDelta{Role: "assistant", Content: &fallback}, FinishReason: &filtered}}})
 	out.json(streamGovernance{ID: id, Object: "chat.completion.chunk", Created: s.now().Unix(), Model: tr.Model, Choices: []any{},
 		Governance: streamDecision{Action: resp.Governance, Stage: resp.Stage, Reasons: resp.Reasons, RequestID: tr.RequestID,
 			RiskScore: resp.RiskScore, AnswerChanged: true, Answer: &fallback, PolicyHits: findings}})
