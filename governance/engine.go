@@ -1,6 +1,8 @@
 package governance
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -40,6 +42,11 @@ type Finding struct {
 	// rewrite of something that cannot be redacted becomes a block).
 	Action Action      `json:"action"`
 	Spans  []scan.Span `json:"spans,omitempty"`
+	// Tool and ToolCallID name the tool call whose arguments the finding is
+	// in (Full Control sets them on VerifyArguments' findings); empty for
+	// the prompt, the answer and tool output.
+	Tool       string `json:"tool,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
 
 	placeholder string
 }
@@ -621,4 +628,149 @@ func summary(d Decision) string {
 		s += "; " + d.Explanation.Grounding[0].Reason
 	}
 	return s
+}
+
+// VerifyArguments judges the arguments of one tool call an LLM asked for
+// with the post-flight rules (what the model writes into a tool call leaves
+// the application as surely as its answer). When args is valid JSON, every
+// string literal (values and object keys) is decoded, scanned and, under a
+// rewrite, redacted in place with its placeholder: the result stays valid
+// JSON and everything but the redacted strings keeps its bytes. Other text
+// is judged as one string. Decision.Answer is the arguments to forward:
+// args itself when nothing is redacted, "" on block. The findings carry no
+// spans (their offsets would point into the decoded strings, not args).
+// No grounding: arguments are not claims about a source.
+func (c *Compiled) VerifyArguments(args string, canRegenerate bool) Decision {
+	d := Decision{Governance: ActionAllow, Answer: args, MismatchType: MismatchNone, Reasons: []Reason{}}
+	sr := &c.stages[stageIndex(StagePost)]
+	if args == "" || (len(sr.families) == 0 && !sr.custom) {
+		d.Explanation.Summary = summary(d)
+		return d
+	}
+	lits, ok := jsonStringLiterals(args)
+	text := args
+	if ok {
+		var b strings.Builder
+		for i := range lits {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			lits[i].off = b.Len()
+			b.WriteString(lits[i].value)
+		}
+		text = b.String()
+	}
+	findings := c.Findings(StagePost, text)
+	for i := range findings {
+		f := &findings[i]
+		f.Action = c.effective(f, GroundingResult{}, canRegenerate)
+		if f.Action.weight() > d.Governance.weight() {
+			d.Governance = f.Action
+		}
+	}
+	sortFindings(findings)
+	switch d.Governance {
+	case ActionBlock:
+		d.Answer = ""
+	case ActionRewrite:
+		if !ok {
+			d.Answer = redact(text, findings, StagePost, &d.Explanation.Rewrites)
+		} else {
+			d.Answer = redactLiterals(args, lits, findings)
+		}
+	}
+	for i := range findings {
+		findings[i].Spans = nil
+	}
+	d.AnswerChanged = d.Answer != args
+	d.Findings = findings
+	d.RiskScore = RiskScore(findings)
+	d.Reasons = reasons(findings)
+	if len(d.Reasons) > 0 {
+		d.Stage = d.Reasons[0].Stage
+	}
+	d.Explanation.Summary = summary(d)
+	return d
+}
+
+// jsonLiteral is one string literal of a JSON text: its byte range in the
+// text (quotes included), its decoded value, and the value's offset in the
+// scanned concatenation.
+type jsonLiteral struct {
+	start, end int
+	value      string
+	off        int
+}
+
+// jsonStringLiterals lists the string literals of s, or false when s is not
+// valid JSON.
+func jsonStringLiterals(s string) ([]jsonLiteral, bool) {
+	if !json.Valid([]byte(s)) {
+		return nil, false
+	}
+	var out []jsonLiteral
+	for i := 0; i < len(s); i++ {
+		if s[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for ; j < len(s) && s[j] != '"'; j++ {
+			if s[j] == '\\' {
+				j++ // valid JSON: the escaped byte is never the closing quote
+			}
+		}
+		lit := jsonLiteral{start: i, end: j + 1}
+		if err := json.Unmarshal([]byte(s[i:j+1]), &lit.value); err != nil {
+			return nil, false
+		}
+		out = append(out, lit)
+		i = j
+	}
+	return out, true
+}
+
+// redactLiterals applies the rewrite findings (offsets in the concatenation
+// of the literals' values) to each literal and re-encodes the changed ones.
+func redactLiterals(args string, lits []jsonLiteral, findings []Finding) string {
+	var b strings.Builder
+	pos := 0
+	for _, lit := range lits {
+		end := lit.off + len(lit.value)
+		var local []Finding
+		for _, f := range findings {
+			if f.Action != ActionRewrite || f.placeholder == "" {
+				continue
+			}
+			g := f
+			g.Spans = nil
+			for _, sp := range f.Spans {
+				s, e := max(sp.Start, lit.off), min(sp.End, end)
+				if s < e {
+					g.Spans = append(g.Spans, scan.Span{Start: s - lit.off, End: e - lit.off})
+				}
+			}
+			if len(g.Spans) > 0 {
+				local = append(local, g)
+			}
+		}
+		if len(local) == 0 {
+			continue
+		}
+		red := redact(lit.value, local, StagePost, nil)
+		if red == lit.value {
+			continue
+		}
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(red) // a string always encodes
+		b.WriteString(args[pos:lit.start])
+		b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
+		pos = lit.end
+	}
+	if pos == 0 {
+		return args
+	}
+	b.WriteString(args[pos:])
+	return b.String()
 }

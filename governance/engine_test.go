@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -305,4 +306,58 @@ func TestRedactIgnoresBadSpans(t *testing.T) {
 	require.NoError(t, err)
 	d := c.Verify(Input{Answer: "abcdef"})
 	require.Equal(t, "ab[X]ef", d.Answer)
+}
+
+func TestVerifyArguments(t *testing.T) {
+	e := testEngine(t, nil)
+	def, err := e.Compile(DefaultPolicy())
+	require.NoError(t, err)
+	regen, err := e.Compile(Policy{Rules: []Rule{{Match: "pii", Stages: []Stage{StagePost}, Action: ActionRegenerate}}})
+	require.NoError(t, err)
+	record, err := e.Compile(Policy{Rules: []Rule{{Match: "pii", Action: ActionAllow}}})
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		pol      *Compiled
+		args     string
+		canRegen bool
+		action   Action
+		out      string
+		policies []string
+	}{
+		{"clean JSON untouched", def, `{ "city" : "Paris",  "n": 3 }`, false, ActionAllow, `{ "city" : "Paris",  "n": 3 }`, nil},
+		{"empty", def, ``, false, ActionAllow, ``, nil},
+		{"secret blocks", def, `{"to":"ops","body":"key sk_test_abcd1234"}`, false, ActionBlock, ``, []string{"secrets.test_key"}},
+		{"escaped secret still found", def, `{"body":"key sk_test_abcd\u00312\u003334"}`, false, ActionBlock, ``, []string{"secrets.test_key"}},
+		{"email rewritten in place", def, `{"to": "jane@example.com", "cc": ["bob@corp.com", 1], "note": "a\"b <x>"}`, false, ActionRewrite,
+			`{"to": "[EMAIL]", "cc": ["[EMAIL]", 1], "note": "a\"b <x>"}`, []string{"pii.email"}},
+		{"email inside an escaped string", def, `{"body":"line1\nmail jane@example.com\tok"}`, false, ActionRewrite, `{"body":"line1\nmail [EMAIL]\tok"}`, []string{"pii.email"}},
+		{"key redacted too", def, `{"jane@example.com": true}`, false, ActionRewrite, `{"[EMAIL]": true}`, []string{"pii.email"}},
+		{"not JSON: one string", def, `send to jane@example.com`, false, ActionRewrite, `send to [EMAIL]`, []string{"pii.email"}},
+		{"regenerate when possible", regen, `{"to":"jane@example.com"}`, true, ActionRegenerate, `{"to":"jane@example.com"}`, []string{"pii.email"}},
+		{"regenerate falls back to rewrite", regen, `{"to":"jane@example.com"}`, false, ActionRewrite, `{"to":"[EMAIL]"}`, []string{"pii.email"}},
+		{"allow and record", record, `{"to":"jane@example.com"}`, false, ActionAllow, `{"to":"jane@example.com"}`, []string{"pii.email"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := tt.pol.VerifyArguments(tt.args, tt.canRegen)
+			require.Equal(t, tt.action, d.Governance)
+			require.Equal(t, tt.out, d.Answer)
+			require.Equal(t, tt.out != tt.args, d.AnswerChanged)
+			var got []string
+			for _, f := range d.Findings {
+				got = append(got, f.Policy)
+				require.Equal(t, StagePost, f.Stage)
+				require.Empty(t, f.Spans)
+			}
+			require.Equal(t, tt.policies, got)
+			if tt.action != ActionAllow {
+				require.Equal(t, StagePost, d.Stage)
+				require.NotEmpty(t, d.Reasons)
+			}
+			if tt.args != "" && tt.action == ActionRewrite && tt.args[0] == '{' {
+				require.True(t, json.Valid([]byte(d.Answer)), d.Answer)
+			}
+		})
+	}
 }
