@@ -65,6 +65,10 @@ type chatReason struct {
 	Policy   string `json:"policy"`
 	Severity string `json:"severity"`
 	Stage    string `json:"stage"`
+	// Tool and ToolCallID name the tool call whose arguments fired the
+	// policy (post-flight check of the LLM's tool calls); absent otherwise.
+	Tool       string `json:"tool,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // chatResponse is the union of the spec's form A and form B (DESIGN.md 5).
@@ -105,6 +109,11 @@ type toolCall struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+
+	// The post-flight verdict on the arguments (chattools.go); Arguments
+	// then holds the final ones: redacted on rewrite, "" on block.
+	decision governance.Action
+	findings []governance.Finding
 }
 
 var chatRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
@@ -369,6 +378,7 @@ func (s *Server) postChat(c echo.Context) error {
 	var cost llmCost
 	var post governance.Decision
 	var toolCalls json.RawMessage
+	var tools toolCheck
 	var answer string
 	for attempt := 0; ; attempt++ {
 		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
@@ -380,25 +390,44 @@ func (s *Server) postChat(c echo.Context) error {
 		cost.add(s.callCost(provider, model, out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens))
 		answer = out.Content
 		toolCalls = out.ToolCalls
-		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: attempt < MaxRegenerations})
-		if post.Governance != governance.ActionRegenerate {
-			break
+		canRegen := attempt < MaxRegenerations
+		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: canRegen})
+		tools = toolCheck{}
+		if len(toolCalls) > 0 {
+			calls, opaque := parseToolCalls(toolCalls)
+			tools = checkToolCalls(pol, calls, canRegen)
+			tools.opaque = opaque
 		}
-		why := "the content it flagged"
-		if len(post.Reasons) > 0 {
-			why = post.Reasons[0].Policy
+		switch {
+		case post.Governance == governance.ActionBlock || tools.governance == governance.ActionBlock:
+		case post.Governance == governance.ActionRegenerate:
+			why := "the content it flagged"
+			if len(post.Reasons) > 0 {
+				why = post.Reasons[0].Policy
+			}
+			llmReq.Messages = append(slices.Clone(llmReq.Messages),
+				llm.Message{Role: "assistant", Content: answer},
+				llm.Message{Role: "system", Content: fmt.Sprintf(regenerateNotice, why, why)})
+			tr.Status = schemas.StatusRegenerated
+			continue
+		case tools.governance == governance.ActionRegenerate:
+			// The withheld call's arguments are not sent back to the LLM.
+			msgs := slices.Clone(llmReq.Messages)
+			if strings.TrimSpace(answer) != "" {
+				msgs = append(msgs, llm.Message{Role: "assistant", Content: answer})
+			}
+			llmReq.Messages = append(msgs, llm.Message{Role: "system", Content: tools.regenerateFor()})
+			tr.Status = schemas.StatusRegenerated
+			continue
 		}
-		llmReq.Messages = append(slices.Clone(llmReq.Messages),
-			llm.Message{Role: "assistant", Content: answer},
-			llm.Message{Role: "system", Content: fmt.Sprintf(regenerateNotice, why, why)})
-		tr.Status = schemas.StatusRegenerated
+		break
 	}
 	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
 	regenerated := tr.Status == schemas.StatusRegenerated
 	final := post.Answer
 	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
 	resp.costUSD = cost.usd()
-	if regenerated && post.Governance == governance.ActionAllow {
+	if regenerated && post.Governance == governance.ActionAllow && actionRank(tools.governance) == 0 {
 		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
 	}
 	if resp.Governance != governance.ActionAllow {
@@ -408,9 +437,15 @@ func (s *Server) postChat(c echo.Context) error {
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
 	resp.Matches = matches(findings)
 	resp.RiskScore = governance.RiskScore(findings)
-	if len(toolCalls) > 0 && resp.Governance != governance.ActionBlock {
-		resp.ToolCalls = toolCalls
-		_ = json.Unmarshal(toolCalls, &resp.toolCalls)
+	if len(tools.calls) > 0 {
+		findings = mergeToolCheck(&resp, findings, tools, fallbackText(pol))
+		final = *resp.Answer
+		if resp.Governance != governance.ActionBlock {
+			resp.ToolCalls = tools.toolCallsJSON(toolCalls)
+		}
+		if !tools.opaque {
+			resp.toolCalls = tools.calls
+		}
 	}
 	return s.finishChat(c, app, tr, resp, findings, final)
 }
@@ -540,12 +575,23 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 	envs := []schemas.Envelope{env}
 	// Each tool call the LLM asked for is its own trace, linked to this
 	// request; produced in the same batch, so both or neither are recorded.
+	// Its decision is its arguments' post-flight verdict, or block when the
+	// response was blocked (the call was not delivered); the arguments are
+	// the delivered ones (redacted on rewrite, none when withheld for itself).
 	for i, tc := range resp.toolCalls {
+		dec := tc.decision
+		if dec == "" {
+			dec = governance.ActionAllow
+		}
+		if resp.Governance == governance.ActionBlock {
+			dec = governance.ActionBlock
+		}
+		childRisk := governance.RiskScore(tc.findings)
 		child := schemas.Trace{RequestID: fmt.Sprintf("%s-tool-%d", tr.RequestID, i+1), ParentRequestID: tr.RequestID,
 			Mode: schemas.ModeSDK, StartedAt: tr.StartedAt, FinishedAt: &finished, Provider: tr.Provider, Model: tr.Model,
 			UseCase: tr.UseCase, TeamID: tr.TeamID, IntegrationID: tr.IntegrationID, EndUserID: tr.EndUserID,
-			UserID: tr.UserID, SessionID: tr.SessionID, Status: schemas.StatusOK, FinalDecision: "tool_call",
-			Prompt: tc.Function.Arguments}
+			UserID: tr.UserID, SessionID: tr.SessionID, Status: statusOf(dec), FinalDecision: string(dec),
+			Prompt: tc.Function.Arguments, RiskScore: &childRisk, PolicyHits: policyHits(tc.findings)}
 		child.Metadata, _ = json.Marshal(map[string]string{"tool_name": tc.Function.Name, "tool_call_id": tc.ID})
 		ce := schemas.Envelope{Kind: schemas.KindDecision, Trace: child}
 		s.stamp(&ce, app, finished)

@@ -323,7 +323,8 @@ func TestChatToolCalls(t *testing.T) {
 	require.Len(t, envs, 2, "the request and its tool call")
 	child := envs[1].Trace
 	require.Equal(t, envs[0].Trace.RequestID, child.ParentRequestID)
-	require.Equal(t, "tool_call", child.FinalDecision)
+	require.Equal(t, "allow", child.FinalDecision)
+	require.Equal(t, schemas.StatusOK, child.Status)
 	require.JSONEq(t, `{"tool_name":"get_weather","tool_call_id":"call_1"}`, string(child.Metadata))
 	require.NoError(t, child.Validate())
 }
@@ -643,7 +644,8 @@ func TestChatStreamingToolCalls(t *testing.T) {
 	require.Equal(t, last.Governance.RequestID, envs[0].Trace.RequestID)
 	child := envs[1].Trace
 	require.Equal(t, envs[0].Trace.RequestID, child.ParentRequestID)
-	require.Equal(t, "tool_call", child.FinalDecision)
+	require.Equal(t, "allow", child.FinalDecision)
+	require.Equal(t, schemas.StatusOK, child.Status)
 	require.JSONEq(t, `{"city": "Paris"}`, child.Prompt)
 	require.JSONEq(t, `{"tool_name":"get_weather","tool_call_id":"toolu_01A"}`, string(child.Metadata))
 	require.NoError(t, child.Validate())

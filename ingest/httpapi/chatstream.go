@@ -198,6 +198,11 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	chunk := streamChunk{ID: "chatcmpl-gw-" + tr.RequestID, Object: "chat.completion.chunk", Model: tr.Model,
 		Choices: []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}}
 	var calls streamedCalls
+	// From the first tool call piece on, chunks are held back until the
+	// calls are complete and checked (a client runs a call only once it is
+	// complete anyway): an argument the policy blocks or redacts never
+	// reaches the client.
+	var held []heldChunk
 	for {
 		ch, err := stream.Next()
 		if errors.Is(err, io.EOF) {
@@ -218,8 +223,13 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 			usage = *ch.Usage
 		}
 		if passThrough {
-			for _, d := range openAIToolCalls(ch.Raw) {
+			deltas := openAIToolCalls(ch.Raw)
+			for _, d := range deltas {
 				calls.add(d)
+			}
+			if len(deltas) > 0 || held != nil {
+				held = append(held, heldChunk{raw: ch.Raw, tools: len(deltas) > 0})
+				continue
 			}
 			out.data(ch.Raw)
 			continue
@@ -242,7 +252,11 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		if ch.FinishReason != "" {
 			chunk.Choices[0].FinishReason = &ch.FinishReason
 		}
-		out.json(chunk)
+		if len(ch.ToolCalls) > 0 || held != nil {
+			held = append(held, heldChunk{chunk: cloneChunk(chunk), tools: len(ch.ToolCalls) > 0})
+		} else {
+			out.json(chunk)
+		}
 		chunk.Choices[0].Delta.Role = "" // only the first chunk names the role
 	}
 	answer := text.String()
@@ -289,14 +303,22 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
 	resp.RiskScore = governance.RiskScore(findings)
 	resp.PolicyHits = findings
-	// The tool calls the LLM asked for are child traces, as for a complete
-	// answer; a block withdraws them (the client drops what it received).
-	if len(toolCalls) > 0 && resp.Governance != governance.ActionBlock {
-		resp.toolCalls = toolCalls
+	// The tool calls the LLM asked for get the answer's post-flight rules
+	// and are child traces, as for a complete answer. Regenerate is not
+	// possible once the answer's text is on the wire.
+	var tools toolCheck
+	if len(toolCalls) > 0 {
+		tools = checkToolCalls(pol, toolCalls, false)
+		findings = mergeToolCheck(&resp, findings, tools, fallbackText(pol))
+		final = *resp.Answer
+		resp.toolCalls = tools.calls
 	}
 	if err := s.recordChat(c, app, tr, resp, findings, final); err != nil {
 		out.json(map[string]any{"error": map[string]string{"message": "the decision could not be recorded on the trace log; discard this answer and retry", "type": "log_unavailable"}, "request_id": tr.RequestID})
 		return nil
+	}
+	if held != nil {
+		s.flushHeld(out, held, tools, resp.Governance == governance.ActionBlock, final, passThrough, chunk)
 	}
 	ev := streamDecision{Action: resp.Governance, Stage: resp.Stage, Reasons: resp.Reasons, RequestID: tr.RequestID,
 		RiskScore: resp.RiskScore, AnswerChanged: final != answer, PolicyHits: findings}
@@ -307,6 +329,136 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		Model: tr.Model, Choices: []any{}, Governance: ev})
 	out.done()
 	return nil
+}
+
+// heldChunk is a chunk held back from the first tool call piece on: an
+// upstream OpenAI chunk (raw) or a translated one.
+type heldChunk struct {
+	raw   []byte
+	chunk *streamChunk
+	tools bool // carries tool call pieces
+}
+
+func cloneChunk(c streamChunk) *streamChunk {
+	c.Choices = slices.Clone(c.Choices)
+	d := &c.Choices[0].Delta
+	d.ToolCalls = slices.Clone(d.ToolCalls)
+	if d.Content != nil {
+		v := *d.Content
+		d.Content = &v
+	}
+	if fr := c.Choices[0].FinishReason; fr != nil {
+		v := *fr
+		c.Choices[0].FinishReason = &v
+	}
+	return &c
+}
+
+// flushHeld sends the held chunks once the tool calls are checked. Allowed
+// calls go out as received (OpenAI chunks byte for byte). Redacted calls go
+// out whole, one chunk with every call at the place of the first piece, the
+// pieces' chunks without their tool calls. On a block no call goes out: the
+// held chunks lose their tool calls and finish_reason, and a chunk with the
+// fallback text and finish_reason content_filter ends the answer.
+func (s *Server) flushHeld(out *sse, held []heldChunk, tools toolCheck, blocked bool, fallback string, passThrough bool, tmpl streamChunk) {
+	if !blocked && !tools.changed {
+		for _, h := range held {
+			if h.raw != nil {
+				out.data(h.raw)
+			} else {
+				out.json(h.chunk)
+			}
+		}
+		return
+	}
+	head := streamChunk{ID: tmpl.ID, Object: "chat.completion.chunk", Created: s.now().Unix(), Model: tmpl.Model}
+	if passThrough {
+		var w struct {
+			ID      string `json:"id"`
+			Created int64  `json:"created"`
+			Model   string `json:"model"`
+		}
+		if json.Unmarshal(held[0].raw, &w) == nil && w.ID != "" {
+			head.ID, head.Created, head.Model = w.ID, w.Created, w.Model
+		}
+	}
+	whole := false
+	for _, h := range held {
+		if h.tools && !blocked && !whole {
+			whole = true
+			c := head
+			c.Choices = []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}
+			for i, tc := range tools.calls {
+				c.Choices[0].Delta.ToolCalls = append(c.Choices[0].Delta.ToolCalls, chunkToolCall{Index: i, ID: tc.ID, Type: "function",
+					Function: chunkFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+			}
+			out.json(c)
+		}
+		if h.raw != nil {
+			if b := stripToolCalls(h.raw, blocked); b != nil {
+				out.data(b)
+			}
+			continue
+		}
+		c := *h.chunk
+		c.Choices = slices.Clone(c.Choices)
+		c.Choices[0].Delta.ToolCalls = nil
+		if blocked {
+			c.Choices[0].FinishReason = nil
+		}
+		if (c.Choices[0].Delta.Content != nil && *c.Choices[0].Delta.Content != "") || c.Choices[0].FinishReason != nil {
+			out.json(c)
+		}
+	}
+	if blocked {
+		filtered := "content_filter"
+		c := head
+		c.Choices = []chunkChoice{{Delta: chunkDelta{Content: &fallback}, FinishReason: &filtered}}
+		out.json(c)
+	}
+}
+
+// stripToolCalls is an upstream OpenAI chunk without its tool call pieces
+// (and finish_reason when dropFinish); nil when nothing is left to send.
+// Chunks without either are returned unchanged.
+func stripToolCalls(raw []byte, dropFinish bool) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var choices []map[string]json.RawMessage
+	_ = json.Unmarshal(m["choices"], &choices)
+	changed, keep := false, len(m["usage"]) > 0 && string(m["usage"]) != "null"
+	for _, ch := range choices {
+		var delta map[string]json.RawMessage
+		_ = json.Unmarshal(ch["delta"], &delta)
+		if _, ok := delta["tool_calls"]; ok {
+			delete(delta, "tool_calls")
+			ch["delta"], _ = json.Marshal(delta)
+			changed = true
+		}
+		if fr := ch["finish_reason"]; dropFinish && len(fr) > 0 && string(fr) != "null" {
+			ch["finish_reason"] = json.RawMessage("null")
+			changed = true
+		}
+		var content *string
+		_ = json.Unmarshal(delta["content"], &content)
+		if (content != nil && *content != "") || (len(ch["finish_reason"]) > 0 && string(ch["finish_reason"]) != "null") {
+			keep = true
+		}
+	}
+	if !keep {
+		return nil
+	}
+	if !changed {
+		return raw
+	}
+	m["choices"], _ = json.Marshal(choices)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // streamBlocked answers a pre-flight block of a streaming request: one
