@@ -209,8 +209,14 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return r
 	}
+	chat := dialogue(source)
+	st.chat, st.weak = chat, false
 	if e, ok := st.contradiction(answer, source); ok {
-		return Result{Mismatch: Contradiction, Confidence: 0.75, Evidence: []Evidence{e}}
+		conf := 0.75
+		if st.weak {
+			conf = ChatNegationConfidence
+		}
+		return Result{Mismatch: Contradiction, Confidence: conf, Evidence: []Evidence{e}}
 	}
 	share, nwords, missing := st.unsupported()
 	if missing > 0 {
@@ -220,7 +226,7 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	threshold := c.LongThreshold
 	switch {
-	case dialogue(source):
+	case chat:
 		// A summary of a conversation turns speech into report ("I'll
 		// restart it" -> "he restarts his computer"): its share of new
 		// words says nothing; names and numbers still count.
@@ -338,6 +344,8 @@ type state struct {
 
 	stoks, atoks []tok
 	source       string // the current source, while Check runs
+	chat         bool   // the source is a conversation transcript
+	weak         bool   // the contradiction found rests on a chat clause alignment
 	snums, anums []quantity
 	anear        []nbits // per answer number: closeSet
 	spans        [][2]int
@@ -1716,7 +1724,7 @@ func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (E
 	k := 0
 	for c0 := 0; c0 < len(text); {
 		c1 := clauseEnd(text, c0)
-		if clauseNegated(text[c0:c1]) {
+		if clauseNegated(text[c0:c1], s.chat) {
 			st, en := sp.Start+c0, sp.Start+c1
 			for k < len(aw) && aw[k].start < st {
 				k++
@@ -1725,14 +1733,21 @@ func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (E
 			for k1 < len(aw) && aw[k1].start < en {
 				k1++
 			}
-			if k1-k >= 3 {
+			minWords, minSim := 3, 0.4
+			if s.chat {
+				// A chat turn is short: a clause of the summary shares
+				// fewer words with the one turn it reports.
+				minWords, minSim = 2, chatClauseSim
+			}
+			if k1-k >= minWords {
 				best, sim := s.alignSentence(aw[k:k1])
-				if best != nil && len(s.set) >= 3 && sim >= 0.4 {
+				if best != nil && len(s.set) >= minWords && sim >= minSim {
 					srcText := source[best.span.Start:best.span.End]
 					if best.neg < 0 {
 						best.neg, s.buf = negations(srcText, s.buf)
 					}
 					if best.neg == 0 {
+						s.weak = sim < 0.4
 						cs := trimSpan(answer, st, en)
 						return Evidence{AnswerSpan: cs, AnswerText: answer[cs.Start:cs.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 							SourceText: srcText, Reason: "the answer negates what the source states"}, true
@@ -1765,8 +1780,10 @@ func clauseEnd(text string, i int) int {
 }
 
 // clauseNegated: text has a negation word or "n't" other than "without"
-// and a "no-" compound.
-func clauseNegated(text string) bool {
+// and a "no-" compound; grammatical only: "not", "never", "no"... but not
+// the verbs "fail" and "refuse", by which a summary of a chat reports a
+// "no" in it.
+func clauseNegated(text string, grammatical bool) bool {
 	for i := 0; i < len(text); {
 		if !asciiLetter(text[i]) && text[i] != '\'' {
 			i++
@@ -1783,7 +1800,7 @@ func clauseNegated(text string) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWords[l] {
+				if l := string(buf[:len(w)]); l != "without" && negWords[l] && !(grammatical && negVerb(l)) {
 					return true
 				}
 			}
@@ -1795,6 +1812,9 @@ func clauseNegated(text string) bool {
 	}
 	return false
 }
+
+// negVerb: a negation word that is a verb ("fail", "refused").
+func negVerb(w string) bool { return strings.HasPrefix(w, "fail") || strings.HasPrefix(w, "refuse") }
 
 // negPrefixes turn a word into its opposite ("unlimited", "inefficient").
 var negPrefixes = [...]string{"un", "in", "im", "il", "ir", "dis", "non"}
@@ -1946,6 +1966,16 @@ func (s *state) pluralIn(id int32) bool {
 	s.buf = append(append(s.buf[:0], w...), 's')
 	return s.vocab(find(&s.words, s.buf, fnvAdd(fnvOffset, s.buf)))
 }
+
+// ChatNegationConfidence is the confidence of a contradiction resting on a
+// negated summary clause whose best chat turn (sharing at least
+// chatClauseSim of its words) has no negation: above the default
+// min_confidence (0.5), under the 0.75 of a sentence-level contradiction.
+const ChatNegationConfidence = 0.6
+
+// chatClauseSim is the least share of a negated clause's words the chat
+// turn it is aligned with must have.
+const chatClauseSim = 0.2
 
 // NameOnlyConfidence is the confidence of an unsupported finding that
 // rests only on capitalised words the source lacks.

@@ -276,3 +276,32 @@ func TestPricePointAndLexicalContradictions(t *testing.T) {
 	}
 	require.True(t, pricePoint(49.95) && pricePoint(999) && !pricePoint(1000) && !pricePoint(50))
 }
+
+// A chat summary's negated clause against the turn it reports: flagged
+// when that turn has no negation, not when it has one, and not for the
+// verbs ("refuse", "fail") by which a summary reports a "no".
+func TestChatClauseNegation(t *testing.T) {
+	chat := "Ovi: I just got back from Israel, the trip was great\nTom: Lucky you! How was the weather?\nOvi: Sunny every day\nTom: See you at school tomorrow?\nOvi: Sure"
+	refusal := "Peggy: Who can help with the workshops for parents?\nAnn: Sorry, no time\nBob: Not me either\nCarl: OK, I'll help with the workshops"
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"negation the turn lacks", "Ovi doesn't share his trip to Israel with Tom. They will meet at school.", chat, Contradiction},
+		{"negation, weakly aligned", "Ovi doesn't tell Tom about his holiday in Israel.", chat, Contradiction},
+		{"faithful report", "Ovi shares his trip to Israel with Tom. They will meet at school tomorrow.", chat, None},
+		{"negation the turn has", "Ann has no time to help. Carl will help with the workshops.", refusal, None},
+		{"refusal verb reports a no", "Ann and Bob refuse to help with the workshops, and Carl agrees to help.", refusal, None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch == Contradiction {
+				require.GreaterOrEqual(t, r.Confidence, ChatNegationConfidence)
+				require.NotEmpty(t, r.Evidence)
+				require.Equal(t, tt.answer[r.Evidence[0].AnswerSpan.Start:r.Evidence[0].AnswerSpan.End], r.Evidence[0].AnswerText)
+			}
+		})
+	}
+}
