@@ -58,6 +58,7 @@ func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger
 	fs.SetOutput(stdout)
 	fs.DurationVar(&cfg.Duration, "duration", 30e9, "length of the measurement")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "closed-loop clients")
+	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
 	if err := fs.Parse(args); err != nil {
@@ -82,6 +83,7 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 	ratesFlag := fs.String("rates", "1000,2000,3000,4000", "offered request rates (observe mode)")
 	var env envFlag
 	fs.Var(&env, "env", "KEY=VALUE for the child gateway, repeatable (e.g. -env KAFKA_BROKERS=127.0.0.1:9092 to measure against a real Kafka)")
+	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
 	if err := fs.Parse(args); err != nil {

@@ -19,10 +19,15 @@ func cmdBroker(ctx context.Context, args []string, stdout io.Writer, logger *slo
 	addr := fs.String("addr", embedded.DefaultAddr, "listen (and advertised) address host:port")
 	dir := fs.String("data-dir", "./data/kafka", "directory the broker persists to")
 	partitions := fs.Int("partitions", 6, "partitions of the traces topic when the data dir is new")
+	fsyncFlag := fs.String("fsync", embedded.DefaultFsyncInterval.String(), `"batch" (fsync before every ack) or the background fsync interval`)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	b, err := embedded.Start(embedded.Config{Dir: *dir, Addr: *addr, Partitions: int32(*partitions), Logger: logger})
+	fsync, err := parseFsync(*fsyncFlag)
+	if err != nil {
+		return usageError{fmt.Errorf("--fsync: %w", err)}
+	}
+	b, err := embedded.Start(embedded.Config{Dir: *dir, Addr: *addr, Partitions: int32(*partitions), FsyncInterval: fsync, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("start embedded broker: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/ingest/llm/pricing"
+	"github.com/governance-gateway/gateway/topics/embedded"
 )
 
 // Roles of `gateway serve`.
@@ -26,19 +27,22 @@ const (
 // Names follow DESIGN.md section 3; docs/configuration.md lists them all.
 type config struct {
 	Role              string
-	Addr              string        // GATEWAY_ADDR
-	DataDir           string        // GATEWAY_DATA_DIR
-	LakeDir           string        // GATEWAY_LAKE_DIR, default <data dir>/lake
-	KafkaBrokers      []string      // KAFKA_BROKERS; empty: embedded broker
-	EmbeddedKafkaAddr string        // GATEWAY_EMBEDDED_KAFKA_ADDR
-	Partitions        int32         // GATEWAY_PARTITIONS: partitions of the traces topic when we create it
-	DatabaseURL       string        // DATABASE_URL; empty: SQLite under the data dir
-	MasterKey         []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
-	FlushRows         int           // GATEWAY_FLUSH_ROWS
-	FlushInterval     time.Duration // GATEWAY_FLUSH_INTERVAL
-	PprofAddr         string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
-	MemoryLimit       int64         // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
-	Demo              bool
+	Addr              string   // GATEWAY_ADDR
+	DataDir           string   // GATEWAY_DATA_DIR
+	LakeDir           string   // GATEWAY_LAKE_DIR, default <data dir>/lake
+	KafkaBrokers      []string // KAFKA_BROKERS; empty: embedded broker
+	EmbeddedKafkaAddr string   // GATEWAY_EMBEDDED_KAFKA_ADDR
+	Partitions        int32    // GATEWAY_PARTITIONS: partitions of the traces topic when we create it
+	// BrokerFsync: GATEWAY_BROKER_FSYNC, the embedded broker's fsync policy
+	// ("batch" or an interval; embedded.Config.FsyncInterval).
+	BrokerFsync   time.Duration
+	DatabaseURL   string        // DATABASE_URL; empty: SQLite under the data dir
+	MasterKey     []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
+	FlushRows     int           // GATEWAY_FLUSH_ROWS
+	FlushInterval time.Duration // GATEWAY_FLUSH_INTERVAL
+	PprofAddr     string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
+	MemoryLimit   int64         // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
+	Demo          bool
 	// ProviderURLs / ProviderKeys: GATEWAY_PROVIDER_<NAME>_BASE_URL and
 	// _API_KEY by vendor value (the Managed pool's keys; never logged).
 	ProviderURLs map[string]string
@@ -101,6 +105,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("GATEWAY_PARTITIONS: %w", err)
 		}
 		c.Partitions = int32(n)
+	}
+	if v := getenv("GATEWAY_BROKER_FSYNC"); v != "" {
+		d, err := parseFsync(v)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_BROKER_FSYNC: %w", err)
+		}
+		c.BrokerFsync = d
 	}
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.PprofAddr = getenv("GATEWAY_PPROF_ADDR")
@@ -223,6 +234,19 @@ func (c config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// parseFsync reads the embedded broker's fsync policy: "batch" (fsync before
+// every ack) or a positive interval such as "100ms" (background fsync).
+func parseFsync(v string) (time.Duration, error) {
+	if v == "batch" {
+		return embedded.FsyncEveryBatch, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want \"batch\" or a positive duration such as 100ms", v)
+	}
+	return d, nil
 }
 
 // prices is the price table's configuration.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/topics/embedded"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -16,7 +18,7 @@ func TestLoadConfig(t *testing.T) {
 	c, err := loadConfig(envOf(map[string]string{
 		"GATEWAY_ADDR": "127.0.0.1:9999", "KAFKA_BROKERS": " k1:9092, ,k2:9092 ", "GATEWAY_FLUSH_INTERVAL": "1s",
 		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12", "GATEWAY_PRICES_FILE": " /etc/gateway/prices.json ",
-		"GATEWAY_PROXY_DEFAULT_MODE": "guard",
+		"GATEWAY_PROXY_DEFAULT_MODE": "guard", "GATEWAY_BROKER_FSYNC": "250ms",
 	}))
 	require.NoError(t, err)
 	c.finish()
@@ -27,6 +29,7 @@ func TestLoadConfig(t *testing.T) {
 	require.EqualValues(t, 12, c.Partitions)
 	require.Equal(t, "/etc/gateway/prices.json", c.PricesFile)
 	require.Equal(t, "guard", c.ProxyDefaultMode)
+	require.Equal(t, 250*time.Millisecond, c.BrokerFsync)
 	require.Equal(t, "data/lake", c.LakeDir)
 	require.False(t, c.embedded())
 	c.PricesFile = ""
@@ -40,12 +43,25 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad interval":     {"GATEWAY_FLUSH_INTERVAL": "soon"},
 		"bad rows":         {"GATEWAY_FLUSH_ROWS": "1.5"},
 		"bad proxy mode":   {"GATEWAY_PROXY_DEFAULT_MODE": "paranoid"},
+		"bad fsync":        {"GATEWAY_BROKER_FSYNC": "sometimes"},
+		"zero fsync":       {"GATEWAY_BROKER_FSYNC": "0s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(envOf(env))
 			require.Error(t, err)
 		})
 	}
+}
+
+func TestParseFsync(t *testing.T) {
+	d, err := parseFsync("batch")
+	require.NoError(t, err)
+	require.Equal(t, embedded.FsyncEveryBatch, d)
+	d, err = parseFsync("1s")
+	require.NoError(t, err)
+	require.Equal(t, time.Second, d)
+	_, err = parseFsync("-1s")
+	require.Error(t, err)
 }
 
 func TestConfigValidate(t *testing.T) {

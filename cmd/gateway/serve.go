@@ -85,10 +85,11 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	brokers := cfg.KafkaBrokers
 	if cfg.embedded() {
 		b, err := embedded.Start(embedded.Config{
-			Dir:        filepath.Join(cfg.DataDir, "kafka"),
-			Addr:       cfg.EmbeddedKafkaAddr,
-			Partitions: cfg.Partitions,
-			Logger:     logger.With("component", "broker"),
+			Dir:           filepath.Join(cfg.DataDir, "kafka"),
+			Addr:          cfg.EmbeddedKafkaAddr,
+			Partitions:    cfg.Partitions,
+			FsyncInterval: cfg.BrokerFsync,
+			Logger:        logger.With("component", "broker"),
 		})
 		if err != nil {
 			return fmt.Errorf("start embedded broker: %w", err)

@@ -39,8 +39,13 @@ type Config struct {
 	FreshRate   int           // events/s of the freshness phase (default 5000)
 	FreshFor    time.Duration // freshness phase length (default 20s)
 	Env         []string      // extra environment for the server (e.g. GATEWAY_FLUSH_INTERVAL)
+	Topology    string        // "" (one `serve` on embedded defaults) or TopologySplit
 	Logger      *slog.Logger
 }
+
+// TopologySplit runs the log, the API and the processors as three processes
+// (the scaled layout of the README on one machine; see startServer).
+const TopologySplit = "split"
 
 // Defaults fills zero fields.
 func (c Config) Defaults() Config {
@@ -76,6 +81,8 @@ func (c Config) Validate() error {
 		return errors.New("batch size must be 1..500 (the Events limit)")
 	case c.FreshRate < 1:
 		return errors.New("freshness rate must be positive")
+	case c.Topology != "" && c.Topology != TopologySplit:
+		return fmt.Errorf("topology %q: want empty (one process) or %q", c.Topology, TopologySplit)
 	}
 	return nil
 }
@@ -284,6 +291,7 @@ type server struct {
 	url     string
 	logPath string
 	done    chan struct{}
+	others  []*server // stopped after this one (split topology)
 }
 
 // prepareDir defaults cfg.Binary to this executable and cfg.DataDir to a new
@@ -317,6 +325,11 @@ func freePort() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// startServer starts `gateway serve` on embedded defaults (Topology "") or,
+// with Topology "split", the scaled layout on this machine: a `gateway
+// broker` process, `serve --role=api` (the server returned, which the load
+// goes to) and `serve --role=processor` under `nice -n 19`, all on one data
+// dir. The returned server stops the others with itself.
 func startServer(ctx context.Context, cfg Config) (*server, error) {
 	addr, err := freePort()
 	if err != nil {
@@ -326,44 +339,84 @@ func startServer(ctx context.Context, cfg Config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(cfg.DataDir, "server.log")
+	dataDir := filepath.Join(cfg.DataDir, "data")
+	env := []string{"GATEWAY_ADDR=" + addr, "GATEWAY_DATA_DIR=" + dataDir, "DATABASE_URL="}
+	if cfg.Topology != TopologySplit {
+		env = append(env, "GATEWAY_EMBEDDED_KAFKA_ADDR="+kafka, "KAFKA_BROKERS=")
+		return startProc(ctx, cfg, "server", []string{cfg.Binary, "serve"}, env, "Gateway ready", "http://"+addr)
+	}
+	broker, err := startProc(ctx, cfg, "broker", []string{cfg.Binary, "broker", "--addr", kafka,
+		"--data-dir", filepath.Join(dataDir, "kafka")}, nil, "Embedded broker ready", "")
+	if err != nil {
+		return nil, err
+	}
+	env = append(env, "KAFKA_BROKERS="+kafka)
+	api, err := startProc(ctx, cfg, "api", []string{cfg.Binary, "serve", "--role=api"}, env, "Gateway ready", "http://"+addr)
+	if err != nil {
+		broker.stop()
+		return nil, err
+	}
+	procAddr, err := freePort()
+	if err != nil {
+		api.stop()
+		broker.stop()
+		return nil, err
+	}
+	// The processors yield the cores to the latency-bound front end, as an
+	// operator sharing one machine would set it; on separate machines this
+	// is moot.
+	env[0] = "GATEWAY_ADDR=" + procAddr
+	proc, err := startProc(ctx, cfg, "processor", []string{"nice", "-n", "19", cfg.Binary, "serve", "--role=processor"},
+		env, "Gateway ready", "")
+	if err != nil {
+		api.stop()
+		broker.stop()
+		return nil, err
+	}
+	api.others = []*server{proc, broker}
+	return api, nil
+}
+
+// startProc starts argv with env added to this process's environment, its
+// stderr in <data dir>/<name>.log, and waits for a stdout line starting
+// with ready.
+func startProc(ctx context.Context, cfg Config, name string, argv, env []string, ready, url string) (*server, error) {
+	logPath := filepath.Join(cfg.DataDir, name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(cfg.Binary, "serve")
-	cmd.Env = append(os.Environ(), "GATEWAY_ADDR="+addr, "GATEWAY_DATA_DIR="+filepath.Join(cfg.DataDir, "data"),
-		"GATEWAY_EMBEDDED_KAFKA_ADDR="+kafka, "KAFKA_BROKERS=", "DATABASE_URL=")
-	cmd.Env = append(cmd.Env, cfg.Env...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), env...), cfg.Env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd.Stderr = logf
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s serve: %w", cfg.Binary, err)
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
-	s := &server{cmd: cmd, url: "http://" + addr, logPath: logPath, done: make(chan struct{})}
-	ready := make(chan struct{})
+	s := &server{cmd: cmd, url: url, logPath: logPath, done: make(chan struct{})}
+	readyc := make(chan struct{})
 	go func() {
 		defer logf.Close()
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "Gateway ready") {
-				close(ready)
+			if strings.HasPrefix(sc.Text(), ready) {
+				close(readyc)
 			}
 		}
 		_ = cmd.Wait()
 		close(s.done)
 	}()
 	select {
-	case <-ready:
+	case <-readyc:
 		return s, nil
 	case <-s.done:
-		return nil, fmt.Errorf("server exited before it was ready; see %s", logPath)
+		return nil, fmt.Errorf("%s exited before it was ready; see %s", name, logPath)
 	case <-time.After(60 * time.Second):
 		s.stop()
-		return nil, fmt.Errorf("server not ready after 60s; see %s", logPath)
+		return nil, fmt.Errorf("%s not ready after 60s; see %s", name, logPath)
 	case <-ctx.Done():
 		s.stop()
 		return nil, ctx.Err()
@@ -377,6 +430,9 @@ func (s *server) stop() {
 	case <-time.After(20 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-s.done
+	}
+	for _, o := range s.others {
+		o.stop()
 	}
 }
 

@@ -36,6 +36,7 @@ type ProxyResult struct {
 	MaxRateUnder time.Duration // the p99 bound used for MaxRate
 	MaxRate      int           // highest offered rate whose added p99 stayed under MaxRateUnder
 	PeakRSSBytes int64
+	Topology     string // Config.Topology
 }
 
 // RunProxy starts a fake OpenAI-format upstream in this process and a
@@ -45,7 +46,10 @@ type ProxyResult struct {
 // Everything shares this machine's cores.
 func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (ProxyResult, error) {
 	cfg = cfg.Defaults()
-	res := ProxyResult{MaxRateUnder: time.Millisecond}
+	res := ProxyResult{MaxRateUnder: time.Millisecond, Topology: cfg.Topology}
+	if err := cfg.Validate(); err != nil {
+		return res, err
+	}
 	cleanup, err := prepareDir(&cfg)
 	if err != nil {
 		return res, err
@@ -178,7 +182,11 @@ func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (
 
 // PrintProxy writes the result table.
 func PrintProxy(w io.Writer, r ProxyResult) {
-	fmt.Fprintln(w, "\nOpenAI-compatible proxy vs direct, fake upstream on loopback, open-loop load, traces to the embedded broker")
+	where := "one `gateway serve` on embedded defaults (broker, processors, SQLite, lake in the process)"
+	if r.Topology == TopologySplit {
+		where = "`serve --role=api`, a `gateway broker` process and `serve --role=processor` at nice 19"
+	}
+	fmt.Fprintf(w, "\nOpenAI-compatible proxy vs direct, fake upstream on loopback, open-loop load, traces produced to the log; %s\n", where)
 	fmt.Fprintln(w, "\n| mode | offered req/s | sent (errors) | direct p50 / p99 | proxy p50 / p99 | added p50 | added p99 |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
@@ -186,6 +194,6 @@ func PrintProxy(w io.Writer, r ProxyResult) {
 		fmt.Fprintf(w, "| %s | %d | %d (%d) | %s / %s | %s / %s | %s | %s |\n", row.Label, row.Rate, row.Sent, row.Errs,
 			us(row.DirectP50), us(row.DirectP99), us(row.ProxyP50), us(row.ProxyP99), us(row.AddedP50), us(row.AddedP99))
 	}
-	fmt.Fprintf(w, "\nhighest offered rate with added p99 under %s (observe): %d req/s\npeak RSS of the gateway: %d MiB\n",
+	fmt.Fprintf(w, "\nhighest offered rate with added p99 under %s (observe): %d req/s\npeak RSS of the gateway (the API process): %d MiB\n",
 		r.MaxRateUnder, r.MaxRate, r.PeakRSSBytes>>20)
 }

@@ -25,6 +25,7 @@ type VerifyResult struct {
 	PeakRSSBytes int64
 	AnswerBytes  int
 	ToolBytes    int
+	Topology     string // Config.Topology
 }
 
 // verifyBody is the workload: a 2 KB answer checked against an
@@ -47,7 +48,10 @@ func verifyBody() ([]byte, int, int) {
 // log before the answer.
 func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 	cfg = cfg.Defaults()
-	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}}
+	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}, Topology: cfg.Topology}
+	if err := cfg.Validate(); err != nil {
+		return res, err
+	}
 	cleanup, err := prepareDir(&cfg)
 	if err != nil {
 		return res, err
@@ -129,8 +133,12 @@ func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 
 // PrintVerify writes the result table.
 func PrintVerify(w io.Writer, r VerifyResult) {
-	fmt.Fprintf(w, "\nPOST /v1/verify, %d B answer + %d B tool_result, default policy, embedded mode, %d closed-loop clients\n\n",
-		r.AnswerBytes, r.ToolBytes, r.Concurrency)
+	where := "embedded mode (one process)"
+	if r.Topology == TopologySplit {
+		where = "split: --role=api, a broker process, a niced --role=processor"
+	}
+	fmt.Fprintf(w, "\nPOST /v1/verify, %d B answer + %d B tool_result, default policy, %s, %d closed-loop clients\n\n",
+		r.AnswerBytes, r.ToolBytes, where, r.Concurrency)
 	fmt.Fprintln(w, "| measure | value | target |")
 	fmt.Fprintln(w, "|---|---|---|")
 	fmt.Fprintf(w, "| requests (failed) | %d (%d) | |\n", r.Requests, r.Failed)

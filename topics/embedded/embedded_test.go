@@ -25,6 +25,9 @@ func TestConfigValidate(t *testing.T) {
 		{"bad addr", embedded.Config{Dir: "d", Addr: "nohostport"}, false},
 		{"unspecified host", embedded.Config{Dir: "d", Addr: "0.0.0.0:9092"}, false},
 		{"negative partitions", embedded.Config{Dir: "d", Partitions: -1}, false},
+		{"fsync every batch", embedded.Config{Dir: "d", FsyncInterval: embedded.FsyncEveryBatch}, true},
+		{"fsync interval", embedded.Config{Dir: "d", FsyncInterval: time.Second}, true},
+		{"negative fsync interval", embedded.Config{Dir: "d", FsyncInterval: -2 * time.Second}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
@@ -40,8 +43,20 @@ func TestConfigValidate(t *testing.T) {
 // (1) Everything acknowledged before Close is there after Start on the same
 // directory, single envelopes and transactional batches alike.
 func TestRestartKeepsRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fsync time.Duration
+	}{
+		{"background fsync", 0},
+		{"fsync every batch", embedded.FsyncEveryBatch},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testRestartKeepsRecords(t, tc.fsync) })
+	}
+}
+
+func testRestartKeepsRecords(t *testing.T, fsync time.Duration) {
 	dir := t.TempDir()
-	b := start(t, dir, "127.0.0.1:0")
+	b := startFsync(t, dir, "127.0.0.1:0", fsync)
 	cfg := topicsConfig(b)
 	require.NoError(t, topics.EnsureTopics(context.Background(), cfg))
 	p := newProducer(t, cfg)
@@ -59,7 +74,7 @@ func TestRestartKeepsRecords(t *testing.T) {
 	p.Close()
 	require.NoError(t, b.Close())
 
-	b = start(t, dir, "127.0.0.1:0")
+	b = startFsync(t, dir, "127.0.0.1:0", fsync)
 	defer b.Close()
 	// EnsureTopics on a reloaded directory finds the topics and changes nothing.
 	require.NoError(t, topics.EnsureTopics(context.Background(), topicsConfig(b)))

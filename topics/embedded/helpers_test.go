@@ -23,7 +23,13 @@ const testPartitions = 3
 // start starts a broker on addr ("127.0.0.1:0" for a fresh port) over dir.
 func start(t testing.TB, dir, addr string) *embedded.Broker {
 	t.Helper()
-	b, err := embedded.Start(embedded.Config{Dir: dir, Addr: addr, Partitions: testPartitions})
+	return startFsync(t, dir, addr, 0)
+}
+
+// startFsync is start with a Config.FsyncInterval (0: the default).
+func startFsync(t testing.TB, dir, addr string, fsync time.Duration) *embedded.Broker {
+	t.Helper()
+	b, err := embedded.Start(embedded.Config{Dir: dir, Addr: addr, Partitions: testPartitions, FsyncInterval: fsync})
 	require.NoError(t, err)
 	return b
 }
