@@ -660,7 +660,8 @@ func (s *Server) sessionHistory(ctx context.Context, orgID, sessionID string) []
 	}
 	var out []llm.Message
 	for _, r := range rows {
-		if r.Trace.Prompt == "" || r.Trace.Status == schemas.StatusError || r.Trace.Status == schemas.StatusBlocked {
+		// A tool call's child trace holds its arguments, not a turn.
+		if r.Trace.Prompt == "" || r.Trace.ParentRequestID != "" || r.Trace.Status == schemas.StatusError || r.Trace.Status == schemas.StatusBlocked {
 			continue
 		}
 		out = append(out, llm.Message{Role: "user", Content: r.Trace.Prompt})
