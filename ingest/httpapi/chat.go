@@ -422,7 +422,8 @@ func (s *Server) postChat(c echo.Context) error {
 		}
 		break
 	}
-	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
+	// Never nil: policy_hits is an array on the wire, also when empty.
+	findings := append(append([]governance.Finding{}, pre.Findings...), withoutStage(post.Findings, governance.StageTool)...)
 	regenerated := tr.Status == schemas.StatusRegenerated
 	final := post.Answer
 	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)

@@ -98,6 +98,7 @@ func TestChatDecisions(t *testing.T) {
 			for _, k := range []string{"confidence", "verified_source_used", "policy", "latency_ms", "tokens", "matches", "reasons"} {
 				require.Contains(t, m, k)
 			}
+			require.IsType(t, []any{}, m["policy_hits"], "policy_hits is an array, also when empty")
 			envs := ce.log.all()
 			require.Len(t, envs, 1)
 			tr := envs[0].Trace

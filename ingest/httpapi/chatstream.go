@@ -293,7 +293,8 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		cost.add(s.callCost(tr.Provider, tr.Model, "", usage.PromptTokens, usage.CompletionTokens))
 	}
 	post := pol.Verify(governance.Input{Answer: answer, ToolResult: toolText})
-	findings := append(slices.Clone(pre.Findings), withoutStage(post.Findings, governance.StageTool)...)
+	// Never nil: policy_hits is an array on the wire, also when empty.
+	findings := append(append([]governance.Finding{}, pre.Findings...), withoutStage(post.Findings, governance.StageTool)...)
 	final := post.Answer
 	resp := s.chatDecision(tr.RequestID, tr.Model, tr.StartedAt, post, &final, toolText != "", usage)
 	resp.costUSD = cost.usd()
