@@ -12,6 +12,7 @@ const (
 	pathSingle = "single" // one envelope: idempotent produce
 	pathTxn    = "txn"    // several envelopes: one transaction
 	pathRaw    = "raw"    // ProduceRecords (dead letters and the like)
+	pathEach   = "each"   // ProduceEach: independent envelopes, no transaction
 )
 
 // producerMetrics are registered on the Config's Registerer; with none they

@@ -33,11 +33,11 @@ const (
 	// producerBatchMaxBytes is the largest record batch the producer builds:
 	// kgo's default, which is Kafka's default max.message.bytes.
 	producerBatchMaxBytes = 1_000_012
-	// maxRecordBytes is the largest record (key + value) Produce accepts:
+	// MaxRecordBytes is the largest record (key + value) Produce accepts:
 	// the batch limit less a generous margin for batch and record headers,
 	// so kgo never refuses a record inside a group transaction, which would
 	// fail the other batches sharing it.
-	maxRecordBytes = producerBatchMaxBytes - 1024
+	MaxRecordBytes = producerBatchMaxBytes - 1024
 )
 
 // Producer writes envelopes to the traces topic. Safe for concurrent use.
@@ -178,11 +178,56 @@ func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 	if len(envs) == 0 {
 		return nil
 	}
+	recs, err := envelopeRecords(envs)
+	if err != nil {
+		return err
+	}
+	path := pathTxn
+	if len(recs) == 1 {
+		path = pathSingle
+	}
+	return p.observe(path, len(recs), func() error {
+		if err := checkSizes(recs); err != nil {
+			return err
+		}
+		if len(recs) == 1 {
+			return p.produceShared(ctx, recs)
+		}
+		return p.produceGroup(ctx, recs)
+	})
+}
+
+// ProduceEach writes envs as independent records through the shared
+// idempotent client, for records that need no atomicity (proxy traces):
+// no transaction, so the broker writes no commit markers and kgo batches
+// them per partition with other callers' records. Returns nil only after
+// every record is acknowledged; on an error some may already be on the log,
+// which a retry of the whole batch makes harmless (the processors dedupe by
+// (org_id, request_id)). Errors as Produce.
+func (p *Producer) ProduceEach(ctx context.Context, envs []schemas.Envelope) error {
+	if len(envs) == 0 {
+		return nil
+	}
+	recs, err := envelopeRecords(envs)
+	if err != nil {
+		return err
+	}
+	return p.observe(pathEach, len(recs), func() error {
+		if err := checkSizes(recs); err != nil {
+			return err
+		}
+		return p.produceShared(ctx, recs)
+	})
+}
+
+// envelopeRecords encodes envs as traces-topic records keyed
+// schemas.Key(org_id, request_id).
+func envelopeRecords(envs []schemas.Envelope) ([]*kgo.Record, error) {
 	recs := make([]*kgo.Record, len(envs))
 	for i := range envs {
 		value, err := envs[i].Marshal()
 		if err != nil {
-			return fmt.Errorf("marshal envelope %d: %w", i, err)
+			return nil, fmt.Errorf("marshal envelope %d: %w", i, err)
 		}
 		recs[i] = &kgo.Record{
 			Topic: Traces,
@@ -190,21 +235,18 @@ func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 			Value: value,
 		}
 	}
-	path := pathTxn
-	if len(recs) == 1 {
-		path = pathSingle
+	return recs, nil
+}
+
+// checkSizes fails with ErrTooLarge before anything is sent when a record
+// exceeds what the log accepts.
+func checkSizes(recs []*kgo.Record) error {
+	for i, r := range recs {
+		if n := recordBytes(r); n > MaxRecordBytes {
+			return fmt.Errorf("%w: envelope %d is %d bytes, at most %d fit", ErrTooLarge, i, n, MaxRecordBytes)
+		}
 	}
-	return p.observe(path, len(recs), func() error {
-		for i, r := range recs {
-			if n := recordBytes(r); n > maxRecordBytes {
-				return fmt.Errorf("%w: envelope %d is %d bytes, at most %d fit", ErrTooLarge, i, n, maxRecordBytes)
-			}
-		}
-		if len(recs) == 1 {
-			return p.produceShared(ctx, recs)
-		}
-		return p.produceGroup(ctx, recs)
-	})
+	return nil
 }
 
 // ProduceRecords writes arbitrary records (e.g. DeadLetterRecord results)

@@ -226,3 +226,31 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ma
 	}
 	return 0
 }
+
+// ProduceEach writes independent records without a transaction: every
+// record readable by read_committed consumers, no EndTxn reaches the
+// broker, and an oversized record fails up front.
+func TestProduceEach(t *testing.T) {
+	c := cluster(t)
+	var endTxns atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		endTxns.Add(1)
+		return nil, nil, false
+	})
+	reg := prometheus.NewRegistry()
+	p, err := topics.NewProducer(context.Background(), topics.Config{Brokers: c.ListenAddrs(), ProduceTimeout: 2 * time.Second, Registerer: reg}, nil)
+	require.NoError(t, err)
+	defer p.Close()
+
+	envs := envelopes("each", 30)
+	require.NoError(t, p.ProduceEach(context.Background(), envs))
+	require.ElementsMatch(t, keysOf(envs), readCommitted(t, c.ListenAddrs(), kgo.ReadCommitted()))
+	require.Zero(t, endTxns.Load(), "no transaction")
+	require.Equal(t, 30.0, counterValue(t, reg, "gateway_log_produced_records_total", map[string]string{"path": "each"}))
+
+	big := envelopes("big", 2)
+	big[1].Trace.Prompt = strings.Repeat("x", 2<<20)
+	require.ErrorIs(t, p.ProduceEach(context.Background(), big), topics.ErrTooLarge)
+	require.NoError(t, p.ProduceEach(context.Background(), nil))
+}

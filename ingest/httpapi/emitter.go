@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/governance-gateway/gateway/schemas"
+	"github.com/governance-gateway/gateway/topics"
 )
 
 // emitter produces proxy traces off the response path: Emit never waits for
@@ -17,7 +19,7 @@ import (
 // Produce calls and retries a failed batch until it is acknowledged or the
 // emitter closes. Only a full queue drops, counted and logged.
 type emitter struct {
-	log     LogWriter
+	produce func(context.Context, []schemas.Envelope) error
 	logger  *slog.Logger
 	queue   chan schemas.Envelope
 	done    chan struct{}
@@ -41,8 +43,20 @@ const (
 	emitterTimeout = 10 * time.Second
 )
 
+// eachWriter is a log that takes independent records without a
+// transaction (topics.Producer.ProduceEach). Proxy traces need no
+// atomicity between them, and a transaction per batch costs the broker
+// several requests and a commit marker per partition.
+type eachWriter interface {
+	ProduceEach(ctx context.Context, envs []schemas.Envelope) error
+}
+
 func newEmitter(log LogWriter, logger *slog.Logger, reg prometheus.Registerer) (*emitter, error) {
-	e := &emitter{log: log, logger: logger, queue: make(chan schemas.Envelope, emitterQueue), done: make(chan struct{}),
+	produce := log.Produce
+	if ew, ok := log.(eachWriter); ok {
+		produce = ew.ProduceEach
+	}
+	e := &emitter{produce: produce, logger: logger, queue: make(chan schemas.Envelope, emitterQueue), done: make(chan struct{}),
 		queued:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_proxy_trace_queue", Help: "Proxy traces waiting to be produced to the log."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_traces_dropped_total", Help: "Proxy traces dropped because the queue was full."}),
 		failed:  prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_trace_produce_errors_total", Help: "Failed produce attempts of proxy trace batches (retried)."}),
@@ -95,12 +109,18 @@ func (e *emitter) run() {
 		}
 		for attempt := 0; ; attempt++ {
 			ctx, cancel := context.WithTimeout(context.Background(), emitterTimeout)
-			err := e.log.Produce(ctx, batch)
+			err := e.produce(ctx, batch)
 			cancel()
 			if err == nil {
 				break
 			}
 			e.failed.Inc()
+			if errors.Is(err, topics.ErrTooLarge) {
+				// Retrying cannot help, and must not hold up the traces
+				// behind it: produce the rest, drop only what cannot fit.
+				e.produceOneByOne(batch)
+				break
+			}
 			if e.closing.Load() && attempt >= 20 {
 				e.dropped.Add(float64(len(batch)))
 				e.logger.Error("proxy traces dropped at shutdown: the log did not acknowledge them", "batch", len(batch), "err", err)
@@ -112,6 +132,29 @@ func (e *emitter) run() {
 			time.Sleep(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second))
 		}
 		e.queued.Sub(float64(len(batch)))
+	}
+}
+
+// produceOneByOne produces each envelope of a batch that held one too large
+// for the log, dropping (counted, logged) only those that cannot fit.
+// Proxy traces are capped (capTraceText), so this is a safety net.
+func (e *emitter) produceOneByOne(batch []schemas.Envelope) {
+	for i := range batch {
+		for attempt := 0; ; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), emitterTimeout)
+			err := e.produce(ctx, batch[i:i+1])
+			cancel()
+			if err == nil {
+				break
+			}
+			if errors.Is(err, topics.ErrTooLarge) || e.closing.Load() && attempt >= 20 {
+				e.dropped.Inc()
+				e.logger.Error("proxy trace dropped: the log refused it", "request_id", batch[i].Trace.RequestID, "err", err)
+				break
+			}
+			e.failed.Inc()
+			time.Sleep(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second))
+		}
 	}
 }
 

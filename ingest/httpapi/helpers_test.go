@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -39,6 +40,12 @@ type fakeLog struct {
 func (f *fakeLog) Produce(_ context.Context, envs []schemas.Envelope) error {
 	if b, _ := f.fail.Load().(errBox); b.error != nil {
 		return b.error
+	}
+	// As the real producer: a record over the log's limit fails the call.
+	for _, e := range envs {
+		if v, err := e.Marshal(); err != nil || len(v) > topics.MaxRecordBytes {
+			return fmt.Errorf("%w: envelope of %d bytes", topics.ErrTooLarge, len(v))
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -492,7 +492,30 @@ func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governanc
 		tr.Status, tr.FinalDecision = schemas.StatusRewritten, "rewrite"
 	}
 	tr.Answer = answer
+	capTraceText(&tr)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	s.emitter.Emit(env)
+}
+
+// traceTextCap bounds the prompt and the answer a proxy trace keeps: the
+// proxy forwards bodies up to Config.BodyLimit, but a trace must fit one log
+// record (topics.MaxRecordBytes, about 1 MB). The cut is marked in
+// metadata.trace_truncated; the upstream still got everything.
+const traceTextCap = 256 << 10
+
+func capTraceText(tr *schemas.Trace) {
+	cut := false
+	for _, s := range []*string{&tr.Prompt, &tr.Answer} {
+		if len(*s) > traceTextCap {
+			n := traceTextCap
+			for n > 0 && !utf8.RuneStart((*s)[n]) {
+				n--
+			}
+			*s, cut = (*s)[:n], true
+		}
+	}
+	if cut {
+		tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"trace_truncated": true})
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -371,4 +372,36 @@ func TestProxyOrgDefaultMode(t *testing.T) {
 	require.Equal(t, http.StatusOK, pe.do("PATCH", "/api/console/org", map[string]any{"default_proxy_mode": "full"}, bearer(other.token)...).Code)
 	require.Equal(t, "observe", pe.call(attack).Header.Get("X-Service-Mode"))
 	requireError(t, pe.do("GET", "/api/console/org", nil), http.StatusUnauthorized)
+}
+
+// TestProxyHugePromptTrace: a prompt larger than one log record is proxied,
+// its trace is recorded with the text cut to the cap and marked, and the
+// traces after it are not held up behind it.
+func TestProxyHugePromptTrace(t *testing.T) {
+	pe := newProxyEnv(t, "")
+	huge := strings.Repeat("é lorem ipsum ", 100_000) // 1.5 MB, multi-byte runes
+	body, err := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []any{map[string]any{"role": "user", "content": huge}}})
+	require.NoError(t, err)
+	r := pe.call(string(body))
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	r2 := pe.call(chatBody)
+	require.Equal(t, http.StatusOK, r2.Code)
+
+	envs := pe.traces(t, 2)
+	byID := map[string]schemas.Trace{}
+	for _, e := range envs {
+		byID[e.Trace.RequestID] = e.Trace
+	}
+	tr := byID[r.Header.Get("X-Service-Request-Id")]
+	require.NotEmpty(t, tr.RequestID, "the huge request's trace is on the log")
+	require.Less(t, len(tr.Prompt), len(huge))
+	require.LessOrEqual(t, len(tr.Prompt), traceTextCap)
+	require.True(t, strings.HasPrefix(huge, tr.Prompt), "cut, not rewritten")
+	require.True(t, utf8.ValidString(tr.Prompt), "cut on a rune boundary")
+	var meta map[string]any
+	require.NoError(t, json.Unmarshal(tr.Metadata, &meta))
+	require.Equal(t, true, meta["trace_truncated"])
+	require.Equal(t, "observe", meta["service_mode"])
+	require.NoError(t, tr.Validate())
+	require.Contains(t, byID, r2.Header.Get("X-Service-Request-Id"), "the next trace was not held up")
 }

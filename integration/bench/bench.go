@@ -365,8 +365,12 @@ func startServer(ctx context.Context, cfg Config) (*server, error) {
 	// The processors yield the cores to the latency-bound front end, as an
 	// operator sharing one machine would set it; on separate machines this
 	// is moot.
+	// The profiler listener (-env GATEWAY_PPROF_ADDR) belongs to the API
+	// process, the one under load; later entries win in exec.Cmd.Env.
+	procCfg := cfg
+	procCfg.Env = append(append([]string(nil), cfg.Env...), "GATEWAY_PPROF_ADDR=")
 	env[0] = "GATEWAY_ADDR=" + procAddr
-	proc, err := startProc(ctx, cfg, "processor", []string{"nice", "-n", "19", cfg.Binary, "serve", "--role=processor"},
+	proc, err := startProc(ctx, procCfg, "processor", []string{"nice", "-n", "19", cfg.Binary, "serve", "--role=processor"},
 		env, "Gateway ready", "")
 	if err != nil {
 		api.stop()
