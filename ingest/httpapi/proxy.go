@@ -215,14 +215,33 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if mode == modeVerify || mode == modeFull {
 		post := pol.Verify(governance.Input{Answer: answer, ToolResult: strings.Join(tools, "\n\n")})
 		findings = append(findings, withoutStage(post.Findings, governance.StageTool)...)
-		switch post.Governance {
-		case governance.ActionBlock:
-			s.emitProxy(app, tr, findings, governance.ActionBlock, answer)
-			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, post, start))
-		case governance.ActionRewrite:
-			if rewritten, ok := replaceContent(raw, post.Answer); ok {
-				raw, answer, action = rewritten, post.Answer, governance.ActionRewrite
+		// The tool calls' arguments (proxytools.go); nothing to do without any.
+		calls := reviewProxyToolCalls(pol, raw)
+		findings = append(findings, calls.findings...)
+		var edits []jsonEdit
+		if post.Governance == governance.ActionRewrite {
+			edits = append(edits, jsonEdit{path: subPath("content"), val: jsonString(post.Answer)})
+		}
+		edits = append(edits, calls.edits...)
+		blocked := post
+		if post.Governance != governance.ActionBlock && calls.governance == governance.ActionBlock {
+			blocked = governance.Decision{Governance: governance.ActionBlock, Findings: calls.findings}
+		}
+		if blocked.Governance != governance.ActionBlock && len(edits) > 0 {
+			if rewritten, ok := applyJSONEdits(raw, edits); ok {
+				raw, action = rewritten, governance.ActionRewrite
+				if post.Governance == governance.ActionRewrite {
+					answer = post.Answer
+				}
+			} else { // cannot happen (the paths were read from raw): never pass it unredacted
+				blocked = governance.Decision{Governance: governance.ActionBlock, Findings: findings}
 			}
+		}
+		if blocked.Governance == governance.ActionBlock {
+			// The trace keeps no answer on a block (emitProxy); a tool-call
+			// answer's arguments are never in the trace (it stores the content).
+			s.emitProxy(app, tr, findings, governance.ActionBlock, answer)
+			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start))
 		}
 	}
 	s.emitProxy(app, tr, findings, action, answer)
@@ -326,28 +345,6 @@ func (s *Server) proxyProvider() string {
 		return v
 	}
 	return llm.OpenAI
-}
-
-// replaceContent swaps choices[0].message.content, keeping everything else
-// of the upstream body.
-func replaceContent(raw []byte, content string) ([]byte, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil, false
-	}
-	var choices []map[string]json.RawMessage
-	if json.Unmarshal(m["choices"], &choices) != nil || len(choices) == 0 {
-		return nil, false
-	}
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(choices[0]["message"], &msg) != nil {
-		return nil, false
-	}
-	msg["content"], _ = json.Marshal(content)
-	choices[0]["message"], _ = json.Marshal(msg)
-	m["choices"], _ = json.Marshal(choices)
-	out, err := json.Marshal(m)
-	return out, err == nil
 }
 
 // blockCompletion is the exact block body of spec 4.1.

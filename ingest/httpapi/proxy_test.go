@@ -23,9 +23,10 @@ const upstreamKey = "sk-upstream-secret-123"
 
 type proxyEnv struct {
 	*env
-	fake *llmfake.Server
-	key  string
-	acct account
+	fake        *llmfake.Server
+	key, appID  string
+	acct        account
+	upstreamURL string
 }
 
 func newProxyEnv(t *testing.T, upstreamURL string) *proxyEnv {
@@ -41,7 +42,22 @@ func newProxyEnv(t *testing.T, upstreamURL string) *proxyEnv {
 	})
 	a := e.signup("proxy@example.com")
 	app := e.eventsApp(a) // any mode may use the proxy
-	return &proxyEnv{env: e, fake: fake, key: app.Key, acct: a}
+	return &proxyEnv{env: e, fake: fake, key: app.Key, appID: app.ID, acct: a, upstreamURL: upstreamURL}
+}
+
+// direct calls the upstream itself (what the proxy's client would have got).
+func (pe *proxyEnv) direct(t *testing.T, body string) []byte {
+	t.Helper()
+	req, err := http.NewRequest("POST", pe.upstreamURL+"/chat/completions", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+upstreamKey)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return raw
 }
 
 func (pe *proxyEnv) call(body string, hdr ...string) resp {
