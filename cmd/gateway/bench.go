@@ -59,12 +59,14 @@ func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger
 	fs.DurationVar(&cfg.Duration, "duration", 30e9, "length of the measurement")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "closed-loop clients")
 	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
+	var env envFlag
+	fs.Var(&env, "env", "KEY=VALUE for the child gateway(s), repeatable (e.g. -env GATEWAY_BROKER_FSYNC=batch)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	cfg.Logger = logger
+	cfg.Logger, cfg.Env = logger, env
 	res, err := bench.RunVerify(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bench verify: %w", err)
@@ -81,6 +83,7 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 	fs.SetOutput(stdout)
 	per := fs.Duration("per-rate", 10e9, "measurement length of each rate (direct and through the proxy each)")
 	ratesFlag := fs.String("rates", "1000,2000,3000,4000", "offered request rates (observe mode)")
+	streamFlag := fs.String("stream-rates", "500,2000", "offered rates of the streaming time-to-first-byte rows")
 	var env envFlag
 	fs.Var(&env, "env", "KEY=VALUE for the child gateway, repeatable (e.g. -env KAFKA_BROKERS=127.0.0.1:9092 to measure against a real Kafka)")
 	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
@@ -89,16 +92,16 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	var rates []int
-	for _, f := range strings.Split(*ratesFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return usageError{fmt.Errorf("-rates: %q is not a positive integer", f)}
-		}
-		rates = append(rates, n)
+	rates, err := parseRates("-rates", *ratesFlag)
+	if err != nil {
+		return usageError{err}
+	}
+	streamRates, err := parseRates("-stream-rates", *streamFlag)
+	if err != nil {
+		return usageError{err}
 	}
 	cfg.Logger, cfg.Env = logger, env
-	res, err := bench.RunProxy(ctx, cfg, rates, *per)
+	res, err := bench.RunProxy(ctx, cfg, rates, streamRates, *per)
 	if err != nil {
 		return fmt.Errorf("bench proxy: %w", err)
 	}
@@ -133,6 +136,19 @@ func cmdBenchConsole(ctx context.Context, args []string, stdout io.Writer, logge
 	}
 	bench.PrintConsole(stdout, res)
 	return nil
+}
+
+// parseRates reads a comma-separated list of positive request rates.
+func parseRates(flagName, v string) ([]int, error) {
+	var rates []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive integer", flagName, f)
+		}
+		rates = append(rates, n)
+	}
+	return rates, nil
 }
 
 // envFlag collects repeated -env KEY=VALUE flags.

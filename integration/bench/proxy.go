@@ -44,7 +44,11 @@ type ProxyResult struct {
 // then drives the same open-loop load generator at fixed rates against the
 // upstream directly and through the proxy, and reports the added latency.
 // Everything shares this machine's cores.
-func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (ProxyResult, error) {
+//
+// rates are the observe sweep; streamRates the rates of the streaming
+// time-to-first-byte rows (each stream is about 15 chunks, so a stream
+// costs several times a plain call).
+func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per time.Duration) (ProxyResult, error) {
 	cfg = cfg.Defaults()
 	res := ProxyResult{MaxRateUnder: time.Millisecond, Topology: cfg.Topology}
 	if err := cfg.Validate(); err != nil {
@@ -163,7 +167,9 @@ func RunProxy(ctx context.Context, cfg Config, rates []int, per time.Duration) (
 		}
 	}
 	res.Rows = append(res.Rows, run("guard", 2000, body, "guard", false))
-	res.Rows = append(res.Rows, run("observe, stream (time to first byte)", 2000, streamBody, "observe", true))
+	for _, rate := range streamRates {
+		res.Rows = append(res.Rows, run("observe, stream (time to first byte)", rate, streamBody, "observe", true))
+	}
 	// Full Control: the gateway calls the LLM itself, pre- and post-flight
 	// default policy on a 1 KB prompt and the 1 KB echo answer; direct is the
 	// same upstream call in the OpenAI format.
