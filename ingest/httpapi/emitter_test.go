@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -37,12 +38,15 @@ func TestEmitter(t *testing.T) {
 		log := &eachLog{}
 		e, err := newEmitter(log, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 		require.NoError(t, err)
-		for _, id := range []string{"a", "b", "c"} {
-			require.True(t, e.Emit(envelope(id, "hi")))
+		const n = 2*emitterBatch + 7 // several produce batches
+		for i := range n {
+			require.True(t, e.Emit(envelope(fmt.Sprint("r", i), "hi")))
 		}
-		e.Close()
-		require.Len(t, log.all(), 3)
+		e.Close() // produces everything still buffered
+		require.Len(t, log.all(), n)
+		require.LessOrEqual(t, len(log.calls[0]), emitterBatch)
 		require.Positive(t, log.each, "ProduceEach, not the transactional Produce")
+		require.False(t, e.Emit(envelope("late", "hi")), "closed")
 	})
 	t.Run("a record too large for the log is dropped alone", func(t *testing.T) {
 		log := &fakeLog{}
