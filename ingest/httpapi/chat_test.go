@@ -652,6 +652,24 @@ func TestChatStreamingToolCalls(t *testing.T) {
 	require.NoError(t, child.Validate())
 }
 
+// openAIStreamEnv is an env whose Managed OpenAI upstream answers every
+// call with chunks as Server-Sent Events, then [DONE].
+func openAIStreamEnv(t *testing.T, chunks []string) *env {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			_, _ = io.WriteString(w, "data: "+c+"\n\n")
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(up.Close)
+	return newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-test"}
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+}
+
 // TestChatStreamingToolCallsPassThrough: OpenAI's own tool call chunks go
 // out unchanged, and the assembled call is recorded as a child trace.
 func TestChatStreamingToolCallsPassThrough(t *testing.T) {
@@ -662,18 +680,7 @@ func TestChatStreamingToolCallsPassThrough(t *testing.T) {
 		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
 		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":15,"total_tokens":45}}`,
 	}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, c := range chunks {
-			_, _ = io.WriteString(w, "data: "+c+"\n\n")
-		}
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(up.Close)
-	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
-		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-test"}
-		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
-	})
+	e := openAIStreamEnv(t, chunks)
 	a := e.signup("stream-tools-openai@example.com")
 	app := e.createApp(a, map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
 	r := e.do("POST", "/v1/chat", map[string]any{"prompt": "weather in Paris?", "stream": true}, "X-API-Key", app.Key)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/governance-gateway/gateway/governance"
-	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
-	"github.com/governance-gateway/gateway/ingest/llm/openai"
 	"github.com/governance-gateway/gateway/schemas"
 )
 
@@ -323,19 +320,7 @@ func TestChatStreamingToolCallGovernance(t *testing.T) {
 		run  func(t *testing.T, args string) (resp, *env)
 	}{
 		{"openai pass-through", func(t *testing.T, args string) (resp, *env) {
-			chunks := openAIToolStream("send_email", args)
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				for _, c := range chunks {
-					_, _ = io.WriteString(w, "data: "+c+"\n\n")
-				}
-				_, _ = io.WriteString(w, "data: [DONE]\n\n")
-			}))
-			t.Cleanup(up.Close)
-			e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
-				c.ManagedKeys = map[string]string{llm.OpenAI: "sk-test"}
-				d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
-			})
+			e := openAIStreamEnv(t, openAIToolStream("send_email", args))
 			app := e.createApp(e.signup("tools-openai@example.com"), map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
 			return e.do("POST", "/v1/chat", map[string]any{"prompt": "mail it", "stream": true, "tools": sendEmailTool}, "X-API-Key", app.Key), e
 		}},
