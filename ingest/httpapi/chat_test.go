@@ -699,9 +699,22 @@ const DefaultFallbackForTest = "I can't share that answer because it violates th
 
 // BenchmarkChatStreamTTFB: time to the first streamed byte through the
 // gateway (HTTP, auth, parse, pre-flight, upstream call) minus the same to
-// the fake upstream directly, 1 KB prompt.
+// the fake upstream directly, 1 KB prompt. "burst": the fake sends its ~150
+// chunks back to back, and the burst competes with the first byte for the
+// 2 cores that the client, the gateway and the fake share in this process.
+// "paced": the fake pauses 2 ms after the first chunk (a real LLM's next
+// token is tens of ms away), so the first byte travels uncontended.
 func BenchmarkChatStreamTTFB(b *testing.B) {
-	fake := &llmfake.Server{}
+	for _, tc := range []struct {
+		name string
+		gap  time.Duration
+	}{{"burst", 0}, {"paced", 2 * time.Millisecond}} {
+		b.Run(tc.name, func(b *testing.B) { benchStreamTTFB(b, tc.gap) })
+	}
+}
+
+func benchStreamTTFB(b *testing.B, gap time.Duration) {
+	fake := &llmfake.Server{FirstChunkGap: gap}
 	up := httptest.NewServer(fake)
 	defer up.Close()
 	e := newEnv(b, func(c *Config, d *Deps) {
@@ -716,33 +729,41 @@ func BenchmarkChatStreamTTFB(b *testing.B) {
 	gwBody, _ := json.Marshal(map[string]any{"prompt": prompt, "stream": true})
 	upBody, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "stream": true, "messages": []any{map[string]any{"role": "user", "content": prompt}}})
 	client := &http.Client{}
-	firstByte := func(url string, body []byte, hdr map[string]string) time.Duration {
-		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		t0 := time.Now()
-		res, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		buf := make([]byte, 1)
-		if _, err := io.ReadFull(res.Body, buf); err != nil {
-			b.Fatal(err)
-		}
-		d := time.Since(t0)
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return d
-	}
 	var added []int64
 	for b.Loop() {
-		direct := firstByte(up.URL+"/chat/completions", upBody, map[string]string{"Authorization": "Bearer sk"})
-		through := firstByte(gw.URL+"/v1/chat", gwBody, map[string]string{"X-API-Key": app.Key})
+		direct := timeToFirstByte(b, client, up.URL+"/chat/completions", upBody, map[string]string{"Authorization": "Bearer sk"})
+		through := timeToFirstByte(b, client, gw.URL+"/v1/chat", gwBody, map[string]string{"X-API-Key": app.Key})
 		added = append(added, (through - direct).Nanoseconds())
 		e.log.reset()
 	}
+	reportTTFB(b, added)
+}
+
+// timeToFirstByte POSTs body and times the first byte of the answer's body;
+// it reads the rest so the connection is reused.
+func timeToFirstByte(b *testing.B, client *http.Client, url string, body []byte, hdr map[string]string) time.Duration {
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	t0 := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 1)
+	if _, err := io.ReadFull(res.Body, buf); err != nil {
+		b.Fatal(err)
+	}
+	d := time.Since(t0)
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return d
+}
+
+// reportTTFB reports the median and p99 of the added times (ns).
+func reportTTFB(b *testing.B, added []int64) {
 	slices.Sort(added)
 	if len(added) > 0 {
 		b.ReportMetric(float64(added[len(added)/2])/1e3, "ttfb-added-p50-µs")

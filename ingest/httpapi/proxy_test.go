@@ -349,6 +349,36 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	}
 }
 
+// BenchmarkProxyStreamTTFB: time to the first streamed byte through the
+// proxy (observe, trace emitted) minus straight to the fake upstream;
+// burst and paced as BenchmarkChatStreamTTFB.
+func BenchmarkProxyStreamTTFB(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		gap  time.Duration
+	}{{"burst", 0}, {"paced", 2 * time.Millisecond}} {
+		b.Run(tc.name, func(b *testing.B) {
+			up := httptest.NewServer(&llmfake.Server{FirstChunkGap: tc.gap})
+			defer up.Close()
+			e := newEnv(b, func(c *Config, d *Deps) { c.UpstreamURL = up.URL })
+			gw := httptest.NewServer(e.srv.Handler())
+			defer gw.Close()
+			app := e.eventsApp(e.signup("pttfb@example.com"))
+			body := []byte(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
+			client := &http.Client{}
+			auth := map[string]string{"Authorization": "Bearer sk-x"}
+			through := map[string]string{"Authorization": "Bearer sk-x", "X-Service-Api-Key": app.Key, "X-Service-Mode": "observe"}
+			var added []int64
+			for b.Loop() {
+				d := timeToFirstByte(b, client, up.URL+"/chat/completions", body, auth)
+				p := timeToFirstByte(b, client, gw.URL+"/v1/chat/completions", body, through)
+				added = append(added, (p - d).Nanoseconds())
+			}
+			reportTTFB(b, added)
+		})
+	}
+}
+
 // TestProxyOrgDefaultMode: without X-Service-Mode the proxy uses the
 // organisation's default (spec 4.1 "tenant default"), else the operator's;
 // the console sets and resets it, and validates it.

@@ -10,10 +10,18 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Server answers POST /chat/completions (and /v1/chat/completions).
 type Server struct {
+	// FirstChunkGap is a pause after a streamed answer's first chunk, before
+	// the rest follows at once (0: no pause). A real LLM's tokens come
+	// tens of milliseconds apart; bursting the whole answer right behind
+	// the first chunk makes a time-to-first-byte measure, on a small
+	// machine, the CPU contention of the burst rather than the first byte.
+	FirstChunkGap time.Duration
+
 	mu sync.Mutex
 	// Script, when non-empty, is answered in order (then the default).
 	script   []Reply
@@ -96,7 +104,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	completion := len(strings.Fields(content))
 	if req.Stream {
-		streamReply(w, req.Model, content, prompt, completion, reply.Truncate)
+		streamReply(w, req.Model, content, prompt, completion, reply.Truncate, s.FirstChunkGap)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -122,10 +130,15 @@ func choice(content, toolCalls string) map[string]any {
 
 // streamReply writes content as OpenAI chat.completion.chunk events, one
 // per word, then a usage chunk and [DONE] (unless truncate).
-func streamReply(w http.ResponseWriter, model, content string, prompt, completion int, truncate bool) {
+func streamReply(w http.ResponseWriter, model, content string, prompt, completion int, truncate bool, gap time.Duration) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl, _ := w.(http.Flusher)
+	sent := 0
 	send := func(v any) {
+		if sent == 1 && gap > 0 {
+			time.Sleep(gap)
+		}
+		sent++
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		if fl != nil {
