@@ -126,14 +126,13 @@ func (e *emitter) run() {
 		e.pending = spare[:0]
 		closed := e.closed
 		e.mu.Unlock()
-		for len(taken) > 0 {
-			n := min(len(taken), emitterBatch)
-			e.produceBatch(taken[:n])
-			e.queued.Sub(float64(n))
-			clear(taken[:n]) // let the envelopes go
-			taken = taken[n:]
+		for off := 0; off < len(taken); off += emitterBatch {
+			batch := taken[off:min(off+emitterBatch, len(taken))]
+			e.produceBatch(batch)
+			e.queued.Sub(float64(len(batch)))
 		}
-		spare = taken[:0:cap(taken)]
+		clear(taken) // let the envelopes go
+		spare = taken[:0] // double buffering: Emit fills the other array meanwhile
 		if closed {
 			e.mu.Lock()
 			empty := len(e.pending) == 0

@@ -29,17 +29,19 @@ type proxyEnv struct {
 	upstreamURL string
 }
 
-func newProxyEnv(t *testing.T, upstreamURL string) *proxyEnv {
+// newProxyEnv: opts run after the proxy defaults (a 300 ms upstream
+// timeout, so the timeout tests are quick).
+func newProxyEnv(t *testing.T, upstreamURL string, opts ...envOpt) *proxyEnv {
 	fake := &llmfake.Server{}
 	if upstreamURL == "" {
 		up := httptest.NewServer(fake)
 		t.Cleanup(up.Close)
 		upstreamURL = up.URL
 	}
-	e := newEnv(t, func(c *Config, d *Deps) {
+	e := newEnv(t, append([]envOpt{func(c *Config, d *Deps) {
 		c.UpstreamURL = upstreamURL
 		c.UpstreamTimeout = 300 * time.Millisecond
-	})
+	}}, opts...)...)
 	a := e.signup("proxy@example.com")
 	app := e.eventsApp(a) // any mode may use the proxy
 	return &proxyEnv{env: e, fake: fake, key: app.Key, appID: app.ID, acct: a, upstreamURL: upstreamURL}
@@ -423,10 +425,10 @@ func TestProxyOrgDefaultMode(t *testing.T) {
 // TestProxyHugePromptTrace: a prompt over the trace cap is proxied whole,
 // its trace is recorded with the text cut to the cap and marked, and the
 // traces after it are not held up behind it. (A record over the log's limit
-// is TestEmitter's; a bigger body here outlasts the test's upstream timeout
-// under -race.)
+// is TestEmitter's.)
 func TestProxyHugePromptTrace(t *testing.T) {
-	pe := newProxyEnv(t, "")
+	// A 450 KB body can outlast 300 ms on a loaded machine under -race.
+	pe := newProxyEnv(t, "", func(c *Config, _ *Deps) { c.UpstreamTimeout = 30 * time.Second })
 	huge := strings.Repeat("é lorem ipsum ", 30_000) // 450 KB, multi-byte runes
 	body, err := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []any{map[string]any{"role": "user", "content": huge}}})
 	require.NoError(t, err)
