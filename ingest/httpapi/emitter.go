@@ -131,7 +131,7 @@ func (e *emitter) run() {
 			e.produceBatch(batch)
 			e.queued.Sub(float64(len(batch)))
 		}
-		clear(taken) // let the envelopes go
+		clear(taken)      // let the envelopes go
 		spare = taken[:0] // double buffering: Emit fills the other array meanwhile
 		if closed {
 			e.mu.Lock()
