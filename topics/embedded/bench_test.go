@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ import (
 )
 
 // BenchmarkProduceBatch500 measures acknowledged records/s through the
-// embedded broker with SyncWrites (every ack fsynced), batches of 500
+// embedded broker (default fsync policy: background), batches of 500
 // envelopes of about 400 bytes, produced concurrently like HTTP handlers do.
 //
 //	txn:        Producer.Produce, the Events path: group commit, concurrent
@@ -120,4 +122,62 @@ func benchEnvelope(id string) schemas.Envelope {
 	e.Trace.Answer = "Paris."
 	e.Trace.Provider = ""
 	return e
+}
+
+// BenchmarkProduceLatency is the wait of one request handler for its single
+// record's acknowledgement (the Full Control and verify path) at a fixed
+// offered rate, open loop, by fsync policy of the embedded broker.
+//
+// Run: go test ./topics/embedded -run '^$' -bench ProduceLatency -benchtime 3s
+func BenchmarkProduceLatency(b *testing.B) {
+	const rate = 1000 // records/s
+	for _, tc := range []struct {
+		name  string
+		fsync time.Duration
+	}{
+		{"fsync=batch", embedded.FsyncEveryBatch},
+		{"fsync=100ms", 100 * time.Millisecond},
+		{"fsync=none", time.Hour}, // the floor: no fsync while measuring
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			br := startFsync(b, b.TempDir(), "127.0.0.1:0", tc.fsync)
+			defer br.Close()
+			cfg := topicsConfig(br)
+			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
+			p := newProducer(b, cfg)
+			defer p.Close()
+			var (
+				mu  sync.Mutex
+				lat []time.Duration
+				wg  sync.WaitGroup
+				i   int
+			)
+			start := time.Now()
+			for b.Loop() {
+				time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / rate)))
+				env := benchEnvelope(fmt.Sprintf("lat-%d", i))
+				i++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					t0 := time.Now()
+					err := p.Produce(context.Background(), []schemas.Envelope{env})
+					d := time.Since(t0)
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					lat = append(lat, d)
+				}()
+			}
+			wg.Wait()
+			slices.Sort(lat)
+			if len(lat) > 0 {
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			}
+		})
+	}
 }
