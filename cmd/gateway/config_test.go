@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,4 +104,14 @@ func TestConfigValidate(t *testing.T) {
 			require.ErrorContains(t, err, tt.wantErr)
 		})
 	}
+}
+
+func TestLogLevel(t *testing.T) {
+	for v, want := range map[string]slog.Level{"": slog.LevelInfo, "debug": slog.LevelDebug, "INFO": slog.LevelInfo, " warn ": slog.LevelWarn, "warning": slog.LevelWarn, "error": slog.LevelError} {
+		got, err := logLevel(v)
+		require.NoError(t, err, v)
+		require.Equal(t, want, got, v)
+	}
+	_, err := logLevel("loud")
+	require.ErrorContains(t, err, "want debug, info, warn or error")
 }

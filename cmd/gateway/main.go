@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -34,7 +35,12 @@ func main() {
 
 // run returns the process exit code: 0 success, 1 failure, 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level, err := logLevel(os.Getenv("GATEWAY_LOG_LEVEL"))
+	if err != nil {
+		fmt.Fprintf(stderr, "GATEWAY_LOG_LEVEL: %v\n", err)
+		return 2
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -42,7 +48,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	var err error
 	switch args[0] {
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, logger)
@@ -80,3 +85,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // usageError marks a bad flag or configuration: exit code 2, no stack of logs.
 type usageError struct{ error }
+
+// logLevel reads GATEWAY_LOG_LEVEL: debug, info (the default, also for ""),
+// warn or error. At warn the per-request access lines (info) are off.
+func logLevel(v string) (slog.Level, error) {
+	if v == "" {
+		return slog.LevelInfo, nil
+	}
+	switch l := strings.ToLower(strings.TrimSpace(v)); l {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("%q: want debug, info, warn or error", v)
+}
