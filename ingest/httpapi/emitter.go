@@ -146,7 +146,11 @@ func (e *emitter) run() {
 }
 
 // produceBatch produces batch, retrying until the log acknowledges it (or,
-// once closing, for a bounded number of attempts).
+// once closing, for a bounded number of attempts). A batch holding a trace
+// too large for the log is produced one trace at a time: retrying cannot
+// help, and must not hold up the traces behind it, so only what cannot fit
+// is dropped (counted, logged). Proxy traces are capped (capTraceText), so
+// that is a safety net.
 func (e *emitter) produceBatch(batch []schemas.Envelope) {
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), emitterTimeout)
@@ -157,9 +161,14 @@ func (e *emitter) produceBatch(batch []schemas.Envelope) {
 		}
 		e.failed.Inc()
 		if errors.Is(err, topics.ErrTooLarge) {
-			// Retrying cannot help, and must not hold up the traces
-			// behind it: produce the rest, drop only what cannot fit.
-			e.produceOneByOne(batch)
+			if len(batch) == 1 {
+				e.dropped.Inc()
+				e.logger.Error("proxy trace dropped: the log refused it", "request_id", batch[0].Trace.RequestID, "err", err)
+				return
+			}
+			for i := range batch {
+				e.produceBatch(batch[i : i+1])
+			}
 			return
 		}
 		if e.closing.Load() && attempt >= 20 {
@@ -171,29 +180,6 @@ func (e *emitter) produceBatch(batch []schemas.Envelope) {
 			e.logger.Warn("proxy traces not yet on the log; retrying", "batch", len(batch), "err", err)
 		}
 		time.Sleep(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second))
-	}
-}
-
-// produceOneByOne produces each envelope of a batch that held one too large
-// for the log, dropping (counted, logged) only those that cannot fit.
-// Proxy traces are capped (capTraceText), so this is a safety net.
-func (e *emitter) produceOneByOne(batch []schemas.Envelope) {
-	for i := range batch {
-		for attempt := 0; ; attempt++ {
-			ctx, cancel := context.WithTimeout(context.Background(), emitterTimeout)
-			err := e.produce(ctx, batch[i:i+1])
-			cancel()
-			if err == nil {
-				break
-			}
-			if errors.Is(err, topics.ErrTooLarge) || e.closing.Load() && attempt >= 20 {
-				e.dropped.Inc()
-				e.logger.Error("proxy trace dropped: the log refused it", "request_id", batch[i].Trace.RequestID, "err", err)
-				break
-			}
-			e.failed.Inc()
-			time.Sleep(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second))
-		}
 	}
 }
 
