@@ -277,6 +277,10 @@ func (r Rule) minConfidence() float64 {
 // Policy returns the policy c was compiled from.
 func (c *Compiled) Policy() Policy { return c.policy }
 
+// FallbackText is the text that replaces a blocked answer: the policy's, or
+// DefaultFallbackText.
+func (c *Compiled) FallbackText() string { return c.fallback }
+
 // Findings scans one text at one stage and returns its merged findings with
 // the actions the policy assigns (before escalation). Full Control uses it
 // for tool-role messages; Verify uses it for every stage.
@@ -391,7 +395,7 @@ func (c *Compiled) Verify(in Input) Decision {
 	for i := range findings {
 		f := &findings[i]
 		f.Action = c.effective(f, g, in.CanRegenerate)
-		if f.Action.weight() > d.Governance.weight() && !(f.Action == ActionRewrite && f.Stage != StagePost) {
+		if f.Action.Weight() > d.Governance.Weight() && !(f.Action == ActionRewrite && f.Stage != StagePost) {
 			d.Governance = f.Action
 		}
 	}
@@ -564,8 +568,8 @@ func redact(text string, findings []Finding, stage Stage, log *[]Rewrite) string
 func sortFindings(f []Finding) {
 	sort.SliceStable(f, func(i, j int) bool {
 		a, b := f[i], f[j]
-		if a.Action.weight() != b.Action.weight() {
-			return a.Action.weight() > b.Action.weight()
+		if a.Action.Weight() != b.Action.Weight() {
+			return a.Action.Weight() > b.Action.Weight()
 		}
 		if a.Severity.Weight() != b.Severity.Weight() {
 			return a.Severity.Weight() > b.Severity.Weight()
@@ -664,7 +668,7 @@ func (c *Compiled) VerifyArguments(args string, canRegenerate bool) Decision {
 	for i := range findings {
 		f := &findings[i]
 		f.Action = c.effective(f, GroundingResult{}, canRegenerate)
-		if f.Action.weight() > d.Governance.weight() {
+		if f.Action.Weight() > d.Governance.Weight() {
 			d.Governance = f.Action
 		}
 	}

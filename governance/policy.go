@@ -25,7 +25,9 @@ const (
 	ActionBlock Action = "block"
 )
 
-func (a Action) weight() int {
+// Weight orders the actions by strength: allow 0, rewrite 1, regenerate 2,
+// block 3; -1 for anything else. The strongest applicable action wins.
+func (a Action) Weight() int {
 	switch a {
 	case ActionAllow:
 		return 0
@@ -158,7 +160,7 @@ func (p Policy) Validate() error {
 		if err := validMatch(r.Match); err != nil {
 			return fmt.Errorf("policy: rules[%d].match: %w", i, err)
 		}
-		if r.Action.weight() < 0 {
+		if r.Action.Weight() < 0 {
 			return fmt.Errorf("policy: rules[%d].action %q: want allow, rewrite, regenerate or block", i, r.Action)
 		}
 		for _, s := range r.Stages {
@@ -204,7 +206,7 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("policy: custom[%d].severity %q: want low, medium, high or critical", i, c.Severity)
 		}
 	}
-	if p.Grounding.Action != "" && p.Grounding.Action.weight() < 0 {
+	if p.Grounding.Action != "" && p.Grounding.Action.Weight() < 0 {
 		return fmt.Errorf("policy: grounding.action %q: want allow, rewrite, regenerate or block", p.Grounding.Action)
 	}
 	if len(p.FallbackText) > MaxFallbackBytes {

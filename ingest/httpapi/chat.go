@@ -392,7 +392,7 @@ func (s *Server) postChat(c echo.Context) error {
 		toolCalls = out.ToolCalls
 		canRegen := attempt < MaxRegenerations
 		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: canRegen})
-		tools = toolCheck{}
+		tools = toolCheck{governance: governance.ActionAllow}
 		if len(toolCalls) > 0 {
 			calls, opaque := parseToolCalls(toolCalls)
 			tools = checkToolCalls(pol, calls, canRegen)
@@ -428,7 +428,7 @@ func (s *Server) postChat(c echo.Context) error {
 	final := post.Answer
 	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
 	resp.costUSD = cost.usd()
-	if regenerated && post.Governance == governance.ActionAllow && actionRank(tools.governance) == 0 {
+	if regenerated && post.Governance == governance.ActionAllow && tools.governance == governance.ActionAllow {
 		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
 	}
 	if resp.Governance != governance.ActionAllow {
@@ -439,7 +439,7 @@ func (s *Server) postChat(c echo.Context) error {
 	resp.Matches = matches(findings)
 	resp.RiskScore = governance.RiskScore(findings)
 	if len(tools.calls) > 0 {
-		findings = mergeToolCheck(&resp, findings, tools, fallbackText(pol))
+		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer
 		if resp.Governance != governance.ActionBlock {
 			resp.ToolCalls = tools.toolCallsJSON(toolCalls)
@@ -603,8 +603,8 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 
 // blockText is the application's fallback text for a block.
 func (s *Server) blockText(c echo.Context, app query.App) string {
-	if pol, err := s.policies.get(c.Request().Context(), app); err == nil && pol.Policy().FallbackText != "" {
-		return pol.Policy().FallbackText
+	if pol, err := s.policies.get(c.Request().Context(), app); err == nil {
+		return pol.FallbackText()
 	}
 	return governance.DefaultFallbackText
 }

@@ -310,7 +310,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	var tools toolCheck
 	if len(toolCalls) > 0 {
 		tools = checkToolCalls(pol, toolCalls, false)
-		findings = mergeToolCheck(&resp, findings, tools, fallbackText(pol))
+		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer
 		resp.toolCalls = tools.calls
 	}

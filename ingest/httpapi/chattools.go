@@ -28,19 +28,6 @@ type toolCheck struct {
 	opaque bool
 }
 
-// actionRank orders the governance actions as the engine does.
-func actionRank(a governance.Action) int {
-	switch a {
-	case governance.ActionRewrite:
-		return 1
-	case governance.ActionRegenerate:
-		return 2
-	case governance.ActionBlock:
-		return 3
-	}
-	return 0
-}
-
 // checkToolCalls runs the post-flight policy over each call's arguments.
 // Called only when the answer has tool calls.
 func checkToolCalls(pol *governance.Compiled, calls []toolCall, canRegenerate bool) toolCheck {
@@ -60,14 +47,14 @@ func checkToolCalls(pol *governance.Compiled, calls []toolCall, canRegenerate bo
 		case governance.ActionBlock:
 			c.Function.Arguments = "" // withheld, and kept out of the trace
 		}
-		if actionRank(d.Governance) > actionRank(tc.governance) {
+		if d.Governance.Weight() > tc.governance.Weight() {
 			tc.governance = d.Governance
 		}
 		tc.findings = append(tc.findings, d.Findings...)
 	}
 	// Strongest first across the calls (the engine sorted each call's).
 	slices.SortStableFunc(tc.findings, func(a, b governance.Finding) int {
-		return actionRank(b.Action) - actionRank(a.Action)
+		return b.Action.Weight() - a.Action.Weight()
 	})
 	for _, f := range tc.findings {
 		if f.Action != governance.ActionAllow {
@@ -151,7 +138,7 @@ func mergeToolCheck(resp *chatResponse, findings []governance.Finding, tc toolCh
 		return findings
 	}
 	findings = append(findings, tc.findings...)
-	if actionRank(tc.governance) > actionRank(resp.Governance) {
+	if tc.governance.Weight() > resp.Governance.Weight() {
 		resp.Governance, resp.GovernanceAction = tc.governance, tc.governance
 		resp.Stage = string(governance.StagePost)
 		resp.Reasons = append(append([]chatReason{}, tc.reasons...), resp.Reasons...)
@@ -170,12 +157,4 @@ func mergeToolCheck(resp *chatResponse, findings []governance.Finding, tc toolCh
 	resp.RiskScore = governance.RiskScore(findings)
 	resp.Confidence = fmt.Sprintf("%.2f", 1-resp.RiskScore)
 	return findings
-}
-
-// fallbackText is the policy's block text.
-func fallbackText(pol *governance.Compiled) string {
-	if t := pol.Policy().FallbackText; t != "" {
-		return t
-	}
-	return governance.DefaultFallbackText
 }
