@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/governance-gateway/gateway/governance"
 )
@@ -101,8 +102,8 @@ func (tc toolCheck) regenerateFor() string {
 }
 
 // toolCallsJSON is the tool_calls to return: raw itself when no arguments
-// were redacted, else raw with each call's function.arguments replaced
-// (other fields kept).
+// were redacted, else raw with the redacted calls' function.arguments
+// replaced and every other byte kept (applyJSONEdits).
 func (tc toolCheck) toolCallsJSON(raw json.RawMessage) json.RawMessage {
 	if !tc.changed {
 		return raw
@@ -110,21 +111,15 @@ func (tc toolCheck) toolCallsJSON(raw json.RawMessage) json.RawMessage {
 	if tc.opaque {
 		return json.RawMessage(tc.calls[0].Function.Arguments)
 	}
-	var arr []map[string]json.RawMessage
-	if json.Unmarshal(raw, &arr) != nil || len(arr) != len(tc.calls) {
-		return nil // cannot happen: raw was read as these calls
-	}
-	for i := range arr {
-		var fn map[string]json.RawMessage
-		if json.Unmarshal(arr[i]["function"], &fn) != nil || fn == nil {
-			fn = map[string]json.RawMessage{}
+	var edits []jsonEdit
+	for i, c := range tc.calls {
+		if c.decision == governance.ActionRewrite {
+			edits = append(edits, jsonEdit{path: []string{strconv.Itoa(i), "function", "arguments"}, val: jsonString(c.Function.Arguments)})
 		}
-		fn["arguments"], _ = json.Marshal(tc.calls[i].Function.Arguments)
-		arr[i]["function"], _ = json.Marshal(fn)
 	}
-	out, err := json.Marshal(arr)
-	if err != nil {
-		return nil
+	out, ok := applyJSONEdits(raw, edits)
+	if !ok {
+		return nil // cannot happen: raw was read as these calls
 	}
 	return out
 }
