@@ -58,7 +58,7 @@ func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger
 	fs.SetOutput(stdout)
 	fs.DurationVar(&cfg.Duration, "duration", 30e9, "length of the measurement")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "closed-loop clients")
-	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
+	fs.StringVar(&cfg.Topology, "topology", "", topologyUsage)
 	var env envFlag
 	fs.Var(&env, "env", "KEY=VALUE for the child gateway(s), repeatable (e.g. -env GATEWAY_BROKER_FSYNC=batch)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
@@ -86,7 +86,7 @@ func cmdBenchProxy(ctx context.Context, args []string, stdout io.Writer, logger 
 	streamFlag := fs.String("stream-rates", "500,2000", "offered rates of the streaming time-to-first-byte rows")
 	var env envFlag
 	fs.Var(&env, "env", "KEY=VALUE for the child gateway, repeatable (e.g. -env KAFKA_BROKERS=127.0.0.1:9092 to measure against a real Kafka)")
-	fs.StringVar(&cfg.Topology, "topology", "", `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`)
+	fs.StringVar(&cfg.Topology, "topology", "", topologyUsage)
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "scratch directory (default: a temp dir, removed afterwards)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the scratch directory")
 	if err := fs.Parse(args); err != nil {
@@ -137,6 +137,9 @@ func cmdBenchConsole(ctx context.Context, args []string, stdout io.Writer, logge
 	bench.PrintConsole(stdout, res)
 	return nil
 }
+
+// topologyUsage documents -topology of bench verify and bench proxy.
+const topologyUsage = `"" (one serve process) or "split" (broker, --role=api and a niced --role=processor as three processes)`
 
 // parseRates reads a comma-separated list of positive request rates.
 func parseRates(flagName, v string) ([]int, error) {

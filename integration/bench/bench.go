@@ -345,37 +345,41 @@ func startServer(ctx context.Context, cfg Config) (*server, error) {
 		env = append(env, "GATEWAY_EMBEDDED_KAFKA_ADDR="+kafka, "KAFKA_BROKERS=")
 		return startProc(ctx, cfg, "server", []string{cfg.Binary, "serve"}, env, "Gateway ready", "http://"+addr)
 	}
+	var started []*server // stopped, newest first, if a later one fails
+	fail := func(err error) (*server, error) {
+		for i := len(started) - 1; i >= 0; i-- {
+			started[i].stop()
+		}
+		return nil, err
+	}
 	broker, err := startProc(ctx, cfg, "broker", []string{cfg.Binary, "broker", "--addr", kafka,
 		"--data-dir", filepath.Join(dataDir, "kafka")}, nil, "Embedded broker ready", "")
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
+	started = append(started, broker)
 	env = append(env, "KAFKA_BROKERS="+kafka)
 	api, err := startProc(ctx, cfg, "api", []string{cfg.Binary, "serve", "--role=api"}, env, "Gateway ready", "http://"+addr)
 	if err != nil {
-		broker.stop()
-		return nil, err
+		return fail(err)
 	}
+	started = append(started, api)
 	procAddr, err := freePort()
 	if err != nil {
-		api.stop()
-		broker.stop()
-		return nil, err
+		return fail(err)
 	}
-	// The processors yield the cores to the latency-bound front end, as an
-	// operator sharing one machine would set it; on separate machines this
-	// is moot.
-	// The profiler listener (-env GATEWAY_PPROF_ADDR) belongs to the API
-	// process, the one under load; later entries win in exec.Cmd.Env.
+	// The processors yield the cores to the latency-bound front end (nice),
+	// as an operator sharing one machine would set it; on separate machines
+	// this is moot. The profiler listener (-env GATEWAY_PPROF_ADDR) belongs
+	// to the API process, the one under load; later entries win in
+	// exec.Cmd.Env.
 	procCfg := cfg
 	procCfg.Env = append(append([]string(nil), cfg.Env...), "GATEWAY_PPROF_ADDR=")
 	env[0] = "GATEWAY_ADDR=" + procAddr
 	proc, err := startProc(ctx, procCfg, "processor", []string{"nice", "-n", "19", cfg.Binary, "serve", "--role=processor"},
 		env, "Gateway ready", "")
 	if err != nil {
-		api.stop()
-		broker.stop()
-		return nil, err
+		return fail(err)
 	}
 	api.others = []*server{proc, broker}
 	return api, nil
