@@ -6,6 +6,7 @@
 package grounding
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"math/bits"
@@ -257,6 +258,15 @@ func (c *Checker) Check(answer, source string) Result {
 			evs = append(evs, Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end], Reason: "not found in the source"})
 		}
 		return Result{Mismatch: Unsupported, Confidence: conf, Evidence: evs}
+	}
+	if missing > 0 {
+		if t, ok := st.newJudgement(); ok {
+			// Same confidence as a new name: recorded, not acted on by the
+			// default policy.
+			return Result{Mismatch: Unsupported, Confidence: NameOnlyConfidence, Evidence: []Evidence{{
+				AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+				Reason: "a negative judgement the source does not make"}}}
+		}
 	}
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
@@ -2004,6 +2014,36 @@ func (s *state) missingNames(answer string) int {
 		n++
 	}
 	return n
+}
+
+// negativeWords is VADER's list of strongly negative words (see the
+// file's header for its origin, licence and threshold).
+//
+//go:embed negative_words.txt
+var negativeWords string
+
+// negativeJudgements holds the stems of negativeWords. A summary
+// paraphrases, but it rarely passes a strongly negative judgement its
+// source does not pass ("they are enemies", "a disastrous launch").
+var negativeJudgements = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(negativeWords, "\n") {
+		if l != "" && l[0] != '#' {
+			m[stem(l)] = true
+		}
+	}
+	return m
+}()
+
+// newJudgement returns the first answer word the source lacks that is a
+// negative judgement.
+func (s *state) newJudgement() (tok, bool) {
+	for _, t := range s.atoks {
+		if t.missing && negativeJudgements[string(s.words.word(t.id))] {
+			return t, true
+		}
+	}
+	return tok{}, false
 }
 
 // calendarWords are capitalised but name dates a summary may infer

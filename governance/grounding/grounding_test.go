@@ -305,3 +305,28 @@ func TestChatClauseNegation(t *testing.T) {
 		})
 	}
 }
+
+func TestNegativeJudgement(t *testing.T) {
+	src := "The new phone launched in May in Europe and Asia. Sales in the first month were slower than planned, " +
+		"the battery drew complaints from reviewers, and the company cut the price for the summer season."
+	tests := []struct {
+		name, source, answer, mismatch string
+	}{
+		{"grounded", src, "The phone launched in May in Europe and Asia; first-month sales were slower than planned, reviewers complained about the battery and the company cut the price.", None},
+		{"judgement the source does not make", src, "The May phone launch in Europe and Asia was a disaster: sales were slower than planned, reviewers complained about the battery and the company cut the price.", Unsupported},
+		{"judgement the source makes", src + " Reviewers called it a disaster.", "The May phone launch in Europe and Asia was a disaster: sales were slower than planned, reviewers complained about the battery and the company cut the price.", None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch != None {
+				require.Equal(t, NameOnlyConfidence, r.Confidence, "recorded, not acted on by the default policy")
+				require.Equal(t, "disaster", r.Evidence[0].AnswerText)
+			}
+		})
+	}
+	require.True(t, negativeJudgements[stem("disastrous")], "the embedded list is loaded")
+	require.False(t, negativeJudgements["slow"], "mild words are not in the list")
+}
