@@ -249,6 +249,14 @@ func parseChat(body []byte) (chatRequest, error) {
 		}
 	}
 	delete(raw, "stream")
+	// Full Control governs and returns one answer: several choices would be
+	// paid for, and only the first judged and returned.
+	if v, ok := raw["n"]; ok && string(v) != "null" {
+		var n int
+		if json.Unmarshal(v, &n) != nil || n != 1 {
+			return r, fail(http.StatusBadRequest, "n must be 1: Full Control governs and returns one answer")
+		}
+	}
 	r.Extra = raw
 	return r, nil
 }

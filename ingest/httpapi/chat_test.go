@@ -278,6 +278,7 @@ func TestChatBadInput(t *testing.T) {
 		{"malformed tools", map[string]any{"prompt": "x", "tools": "all"}, nil, 400, "tools"},
 		{"metadata not object", map[string]any{"prompt": "x", "metadata": []int{1}}, nil, 400, "metadata"},
 		{"stream not boolean", map[string]any{"prompt": "x", "stream": "yes"}, nil, 400, "stream"},
+		{"several choices", map[string]any{"prompt": "x", "n": 2}, nil, 400, "n must be 1"},
 		{"wrong mode key", map[string]any{"prompt": "x"}, []string{"X-API-Key", events.Key}, 403, "full_control"},
 		{"no key", map[string]any{"prompt": "x"}, []string{"X-API-Key", ""}, 401, "API key"},
 	}

@@ -204,7 +204,11 @@ func (s *Server) proxyChat(c echo.Context) error {
 		s.emitProxy(app, tr, findings, "", "")
 		return writeUpstream(c, up, raw)
 	}
-	answer, usage, upModel := completionText(raw)
+	contents, usage, upModel := completionText(raw)
+	answer := ""
+	if len(contents) > 0 {
+		answer = contents[0]
+	}
 	if usage != nil {
 		tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
 		if usd, ok := s.callCost(tr.Provider, tr.Model, upModel, usage.PromptTokens, usage.CompletionTokens); ok {
@@ -213,26 +217,38 @@ func (s *Server) proxyChat(c echo.Context) error {
 	}
 	action := governance.Action("")
 	if mode == modeVerify || mode == modeFull {
-		post := pol.Verify(governance.Input{Answer: answer, ToolResult: strings.Join(tools, "\n\n")})
-		findings = append(findings, withoutStage(post.Findings, governance.StageTool)...)
+		// Every choice is judged ("n": 2 must not pass a second answer
+		// unchecked); the trace keeps the first.
+		toolText := strings.Join(tools, "\n\n")
+		var edits []jsonEdit
+		var blocked governance.Decision
+		rewritten0 := answer
+		for i, content := range contents {
+			if i > 0 && content == "" {
+				continue // a tool-call-only choice: its calls are judged below
+			}
+			post := pol.Verify(governance.Input{Answer: content, ToolResult: toolText})
+			findings = append(findings, withoutStage(post.Findings, governance.StageTool)...)
+			switch {
+			case post.Governance == governance.ActionBlock && blocked.Governance == "":
+				blocked = post
+			case post.Governance == governance.ActionRewrite:
+				edits = append(edits, jsonEdit{path: choicePath(i, "content"), val: jsonString(post.Answer)})
+				if i == 0 {
+					rewritten0 = post.Answer
+				}
+			}
+		}
 		// The tool calls' arguments (proxytools.go); nothing to do without any.
 		calls := reviewProxyToolCalls(pol, raw)
 		findings = append(findings, calls.findings...)
-		var edits []jsonEdit
-		if post.Governance == governance.ActionRewrite {
-			edits = append(edits, jsonEdit{path: subPath("content"), val: jsonString(post.Answer)})
-		}
 		edits = append(edits, calls.edits...)
-		blocked := post
-		if post.Governance != governance.ActionBlock && calls.governance == governance.ActionBlock {
+		if blocked.Governance == "" && calls.governance == governance.ActionBlock {
 			blocked = governance.Decision{Governance: governance.ActionBlock, Findings: calls.findings}
 		}
 		if blocked.Governance != governance.ActionBlock && len(edits) > 0 {
 			if rewritten, ok := applyJSONEdits(raw, edits); ok {
-				raw, action = rewritten, governance.ActionRewrite
-				if post.Governance == governance.ActionRewrite {
-					answer = post.Answer
-				}
+				raw, action, answer = rewritten, governance.ActionRewrite, rewritten0
 			} else { // cannot happen (the paths were read from raw): never pass it unredacted
 				blocked = governance.Decision{Governance: governance.ActionBlock, Findings: findings}
 			}
@@ -317,9 +333,10 @@ type proxyUsage struct {
 	CompletionTokens int64 `json:"completion_tokens"`
 }
 
-// completionText reads the answer text, the usage (nil when the body has
-// none) and the model of a chat.completion.
-func completionText(raw []byte) (string, *proxyUsage, string) {
+// completionText reads the message content of every choice ("" for none
+// or null), the usage (nil when the body has none) and the model of a
+// chat.completion.
+func completionText(raw []byte) ([]string, *proxyUsage, string) {
 	var r struct {
 		Model   string `json:"model"`
 		Choices []struct {
@@ -329,10 +346,16 @@ func completionText(raw []byte) (string, *proxyUsage, string) {
 		} `json:"choices"`
 		Usage *proxyUsage `json:"usage"`
 	}
-	if json.Unmarshal(raw, &r) != nil || len(r.Choices) == 0 || r.Choices[0].Message.Content == nil {
-		return "", r.Usage, r.Model
+	if json.Unmarshal(raw, &r) != nil {
+		return nil, r.Usage, r.Model
 	}
-	return *r.Choices[0].Message.Content, r.Usage, r.Model
+	contents := make([]string, len(r.Choices))
+	for i, ch := range r.Choices {
+		if ch.Message.Content != nil {
+			contents[i] = *ch.Message.Content
+		}
+	}
+	return contents, r.Usage, r.Model
 }
 
 // proxyProvider is the vendor of the proxy's upstream as its configured
@@ -377,7 +400,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(up.StatusCode)
-	var text strings.Builder
+	var text, others strings.Builder
 	var usage *proxyUsage
 	var upModel string
 	var line []byte
@@ -413,6 +436,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 				var ch struct {
 					Model   string `json:"model"`
 					Choices []struct {
+						Index int `json:"index"`
 						Delta struct {
 							Content string `json:"content"`
 						} `json:"delta"`
@@ -420,8 +444,14 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 					Usage *proxyUsage `json:"usage"`
 				}
 				if json.Unmarshal(data, &ch) == nil {
-					if len(ch.Choices) > 0 {
-						text.WriteString(ch.Choices[0].Delta.Content)
+					// The trace keeps choice 0; the other choices ("n": 2)
+					// only count their tokens.
+					for _, c := range ch.Choices {
+						if c.Index == 0 {
+							text.WriteString(c.Delta.Content)
+						} else {
+							others.WriteString(c.Delta.Content)
+						}
 					}
 					if ch.Usage != nil {
 						usage = ch.Usage
@@ -440,17 +470,21 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 		}
 	}
 	switch {
-	case usage != nil && (usage.CompletionTokens > 0 || text.Len() == 0):
+	case usage != nil && (usage.CompletionTokens > 0 || text.Len()+others.Len() == 0):
 		tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
 		if usd, ok := s.callCost(tr.Provider, tr.Model, upModel, usage.PromptTokens, usage.CompletionTokens); ok {
 			tr.CostUSD = &usd
 		}
-	case text.Len() > 0:
+	case text.Len()+others.Len() > 0:
 		// No usage chunk (the client did not ask for stream_options.
 		// include_usage): the gateway counts with the model's tokenizer, and
 		// prices the call only when that is the model's own vocabulary.
 		model := cmp.Or(upModel, tr.Model)
 		completion, exact := tokens.Count(model, text.String())
+		if others.Len() > 0 {
+			n, _ := tokens.Count(model, others.String())
+			completion += n
+		}
 		prompt, promptExact := tokens.CountMessages(model, msgs)
 		if usage != nil && usage.PromptTokens > 0 {
 			prompt, promptExact = int(usage.PromptTokens), true

@@ -3,15 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 
 	"github.com/governance-gateway/gateway/governance"
 )
 
 // Post-flight governance of the tool calls a proxied upstream answers with
-// (verify and full, not streamed; docs/api.md): the arguments of
-// choices[0].message.tool_calls (and of the legacy function_call) get the
+// (verify and full, not streamed; docs/api.md): the arguments of every
+// choice's message.tool_calls (and of the legacy function_call) get the
 // answer's post-flight rules through checkToolCalls / VerifyArguments, as in
 // Full Control. The proxy cannot regenerate.
 
@@ -22,11 +21,9 @@ type proxyToolReview struct {
 	edits []jsonEdit
 }
 
-// proxyMessagePath is the JSON path of the governed message.
-var proxyMessagePath = []string{"choices", "0", "message"}
-
-func subPath(elems ...string) []string {
-	return append(slices.Clone(proxyMessagePath), elems...)
+// choicePath is the JSON path of elems in the message of choices[i].
+func choicePath(i int, elems ...string) []string {
+	return append([]string{"choices", strconv.Itoa(i), "message"}, elems...)
 }
 
 // present says a raw member is there and not null.
@@ -52,10 +49,9 @@ func reviewProxyToolCalls(pol *governance.Compiled, raw []byte) proxyToolReview 
 			} `json:"message"`
 		} `json:"choices"`
 	}
-	if json.Unmarshal(raw, &r) != nil || len(r.Choices) == 0 {
+	if json.Unmarshal(raw, &r) != nil {
 		return proxyToolReview{}
 	}
-	msg := r.Choices[0].Message
 	var calls []toolCall
 	var paths [][]string
 	var whole []bool // the path's value is JSON text (not a string to encode)
@@ -74,37 +70,42 @@ func reviewProxyToolCalls(pol *governance.Compiled, raw []byte) proxyToolReview 
 			Name string `json:"name"`
 		} `json:"custom"`
 	}
-	if present(msg.ToolCalls) {
-		var elems []json.RawMessage
-		if json.Unmarshal(msg.ToolCalls, &elems) != nil {
-			add("", "", string(msg.ToolCalls), subPath("tool_calls"), true)
-		}
-		for i, e := range elems {
-			var c callShape
-			err := json.Unmarshal(e, &c)
-			switch {
-			case err == nil && c.Function != nil && c.Function.Arguments != nil:
-				add(c.ID, c.Function.Name, *c.Function.Arguments, subPath("tool_calls", strconv.Itoa(i), "function", "arguments"), false)
-			default:
-				name := ""
-				if c.Function != nil {
-					name = c.Function.Name
-				} else if c.Custom != nil {
-					name = c.Custom.Name
+	// Every choice: a request with "n": 2 must not get an unchecked call in
+	// its second choice.
+	for ci, ch := range r.Choices {
+		msg := ch.Message
+		if present(msg.ToolCalls) {
+			var elems []json.RawMessage
+			if json.Unmarshal(msg.ToolCalls, &elems) != nil {
+				add("", "", string(msg.ToolCalls), choicePath(ci, "tool_calls"), true)
+			}
+			for i, e := range elems {
+				var c callShape
+				err := json.Unmarshal(e, &c)
+				switch {
+				case err == nil && c.Function != nil && c.Function.Arguments != nil:
+					add(c.ID, c.Function.Name, *c.Function.Arguments, choicePath(ci, "tool_calls", strconv.Itoa(i), "function", "arguments"), false)
+				default:
+					name := ""
+					if c.Function != nil {
+						name = c.Function.Name
+					} else if c.Custom != nil {
+						name = c.Custom.Name
+					}
+					add(c.ID, name, string(e), choicePath(ci, "tool_calls", strconv.Itoa(i)), true)
 				}
-				add(c.ID, name, string(e), subPath("tool_calls", strconv.Itoa(i)), true)
 			}
 		}
-	}
-	if present(msg.FunctionCall) {
-		var fc struct {
-			Name      string  `json:"name"`
-			Arguments *string `json:"arguments"`
-		}
-		if json.Unmarshal(msg.FunctionCall, &fc) == nil && fc.Arguments != nil {
-			add("", fc.Name, *fc.Arguments, subPath("function_call", "arguments"), false)
-		} else {
-			add("", fc.Name, string(msg.FunctionCall), subPath("function_call"), true)
+		if present(msg.FunctionCall) {
+			var fc struct {
+				Name      string  `json:"name"`
+				Arguments *string `json:"arguments"`
+			}
+			if json.Unmarshal(msg.FunctionCall, &fc) == nil && fc.Arguments != nil {
+				add("", fc.Name, *fc.Arguments, choicePath(ci, "function_call", "arguments"), false)
+			} else {
+				add("", fc.Name, string(msg.FunctionCall), choicePath(ci, "function_call"), true)
+			}
 		}
 	}
 	if len(calls) == 0 {

@@ -191,3 +191,82 @@ func TestReviewProxyToolCallsCheap(t *testing.T) {
 	require.Empty(t, rv.edits)
 	require.Empty(t, rv.governance)
 }
+
+// TestProxyEveryChoiceGoverned: a request with "n": 2 gets every choice
+// judged, its content and its tool calls; the trace keeps choice 0. A
+// stream of two choices keeps choice 0's text in the trace.
+func TestProxyEveryChoiceGoverned(t *testing.T) {
+	var mu sync.Mutex
+	var next string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, next)
+	}))
+	defer up.Close()
+	pe := newProxyEnv(t, up.URL)
+	setPolicy(t, pe.env, pe.acct, pe.appID, rewritePolicy...)
+	two := func(second string) string {
+		return `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"},` +
+			`{"index":1,"message":` + second + `,"finish_reason":"stop"}]}`
+	}
+	const nBody = `{"model":"gpt-4o-mini","n":2,"messages":[{"role":"user","content":"hi"}]}`
+	tests := []struct {
+		name, upstream, want, decision string
+		hits                           []string
+	}{
+		{"second content rewritten", two(`{"role":"assistant","content":"Mail ` + toolEmail + `."}`),
+			two(`{"role":"assistant","content":"Mail [EMAIL]."}`), "rewrite", []string{"pii.email"}},
+		{"second content blocks", two(`{"role":"assistant","content":"The key is ` + toolSecret + `."}`),
+			"", "block", []string{"secrets.aws_access_key_id"}},
+		{"second choice's tool call rewritten", two(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"send_email","arguments":"{\"to\":\"` + toolEmail + `\"}"}}]}`),
+			two(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"send_email","arguments":"{\"to\":\"[EMAIL]\"}"}}]}`), "rewrite", []string{"pii.email"}},
+		{"clean choices byte for byte", two(`{"role":"assistant","content":"Also fine."}`), "", "pass", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pe.log.reset()
+			mu.Lock()
+			next = tt.upstream
+			mu.Unlock()
+			r := pe.call(nBody, "X-Service-Mode", "verify")
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			switch tt.decision {
+			case "block":
+				require.Equal(t, "service_blocked", r.JSON(t)["system_fingerprint"])
+				require.NotContains(t, string(r.Body), toolSecret)
+			case "pass":
+				require.Equal(t, tt.upstream, string(r.Body))
+			default:
+				require.Equal(t, tt.want, string(r.Body))
+			}
+			tr := pe.traces(t, 1)[0].Trace
+			require.Equal(t, tt.decision, tr.FinalDecision)
+			var hits []string
+			for _, h := range tr.PolicyHits {
+				hits = append(hits, h.Policy)
+			}
+			require.Equal(t, tt.hits, hits)
+			if tt.decision != "block" {
+				require.Equal(t, "All good.", tr.Answer, "the trace keeps choice 0")
+			}
+		})
+	}
+
+	t.Run("stream of two choices", func(t *testing.T) {
+		pe.log.reset()
+		mu.Lock()
+		next = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"Bonjour\"}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world\"}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\" le monde\"}}]}\n\ndata: [DONE]\n\n"
+		mu.Unlock()
+		r := pe.call(`{"model":"gpt-4o-mini","n":2,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		tr := pe.traces(t, 1)[0].Trace
+		require.Equal(t, "Hello world", tr.Answer)
+		require.Greater(t, tr.CompletionTokens, int64(2), "both choices' tokens are counted")
+	})
+}
