@@ -789,44 +789,16 @@ func reportTTFB(b *testing.B, added []int64) {
 // a stream cancels the LLM request, and the request is still recorded, as
 // an error trace with the partial answer's size.
 func TestChatStreamClientLeaves(t *testing.T) {
-	cancelled := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n")
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-			close(cancelled)
-		case <-time.After(10 * time.Second):
-		}
-	}))
-	defer up.Close()
+	upURL, cancelled := stallingUpstream(t)
 	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
 		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-managed-test"}
-		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: upURL, RetryDelay: time.Millisecond})}
 	})
 	app := e.createApp(e.signup("leave@example.com"), map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
 	gw := httptest.NewServer(e.srv.Handler())
 	defer gw.Close()
-
-	req, err := http.NewRequest("POST", gw.URL+"/v1/chat", strings.NewReader(`{"prompt":"tell me a story","stream":true}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", app.Key)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	first := make([]byte, 16)
-	_, err = io.ReadFull(res.Body, first)
-	require.NoError(t, err)
-	require.Equal(t, "data: {\"choices\"", string(first))
-	require.NoError(t, res.Body.Close()) // the client leaves
-
-	select {
-	case <-cancelled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the LLM request was not cancelled after the client left")
-	}
+	leaveMidStream(t, gw.URL+"/v1/chat", `{"prompt":"tell me a story","stream":true}`, "X-API-Key", app.Key)
+	requireClosed(t, cancelled, "the LLM request was not cancelled after the client left")
 	require.Eventually(t, func() bool { return len(e.log.all()) == 1 }, 5*time.Second, 5*time.Millisecond)
 	tr := e.log.all()[0].Trace
 	require.Equal(t, schemas.StatusError, tr.Status)

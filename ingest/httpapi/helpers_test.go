@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -246,3 +247,71 @@ func batch(evs ...map[string]any) map[string]any { return map[string]any{"events
 type echoContext = echo.Context
 
 func sealAADFor(org, app string) []byte { return auth.SealAAD(org, app) }
+
+// scriptedUpstream answers every request with the body set last (JSON, or
+// an event stream: the bytes are written as they are).
+func scriptedUpstream(t *testing.T) (url string, set func(body string)) {
+	var mu sync.Mutex
+	var next string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, next)
+	}))
+	t.Cleanup(up.Close)
+	return up.URL, func(body string) {
+		mu.Lock()
+		next = body
+		mu.Unlock()
+	}
+}
+
+// stallingUpstream streams one OpenAI chunk ("Once upon") and then waits;
+// cancelled closes when the request's context ends (its caller left).
+func stallingUpstream(t *testing.T) (url string, cancelled <-chan struct{}) {
+	done := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		select { // the rest of the answer never comes: only a cancel ends this
+		case <-r.Context().Done():
+			close(done)
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	t.Cleanup(up.Close)
+	return up.URL, done
+}
+
+// leaveMidStream posts body to url, reads the first bytes of the streamed
+// answer and disconnects.
+func leaveMidStream(t *testing.T, url, body string, hdr ...string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	first := make([]byte, 16)
+	_, err = io.ReadFull(res.Body, first)
+	require.NoError(t, err)
+	require.Equal(t, "data: {\"choices\"", string(first), "the first bytes arrive before the answer ends")
+	require.NoError(t, res.Body.Close())
+}
+
+// requireClosed fails unless ch closes within 5 s.
+func requireClosed(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal(msg)
+	}
+}

@@ -446,42 +446,13 @@ func TestProxyHugePromptTrace(t *testing.T) {
 // stream cancels the upstream request, and the trace is recorded as an
 // error.
 func TestProxyClientLeavesMidStream(t *testing.T) {
-	cancelled := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n")
-		w.(http.Flusher).Flush()
-		select { // the rest of the answer never comes: only the proxy's cancel ends this
-		case <-r.Context().Done():
-			close(cancelled)
-		case <-time.After(10 * time.Second):
-		}
-	}))
-	defer up.Close()
-	pe := newProxyEnv(t, up.URL)
+	upURL, cancelled := stallingUpstream(t)
+	pe := newProxyEnv(t, upURL)
 	gw := httptest.NewServer(pe.srv.Handler())
 	defer gw.Close()
-
-	req, err := http.NewRequest("POST", gw.URL+"/v1/chat/completions",
-		strings.NewReader(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"tell me a story"}]}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+upstreamKey)
-	req.Header.Set("X-Service-Api-Key", pe.key)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	first := make([]byte, 16)
-	_, err = io.ReadFull(res.Body, first)
-	require.NoError(t, err)
-	require.Equal(t, "data: {\"choices\"", string(first), "the first bytes arrive before the answer ends")
-	require.NoError(t, res.Body.Close()) // the client leaves
-
-	select {
-	case <-cancelled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream request was not cancelled after the client left")
-	}
+	leaveMidStream(t, gw.URL+"/v1/chat/completions", `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"tell me a story"}]}`,
+		"Authorization", "Bearer "+upstreamKey, "X-Service-Api-Key", pe.key)
+	requireClosed(t, cancelled, "the upstream request was not cancelled after the client left")
 	tr := pe.traces(t, 1)[0].Trace
 	require.Equal(t, schemas.StatusError, tr.Status)
 	require.Equal(t, "error", tr.FinalDecision)

@@ -2,11 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,17 +128,8 @@ func TestProxyToolCallGovernance(t *testing.T) {
 // unknown members are kept. Also the legacy function_call shape, and a
 // stream (verify is downgraded to observe: its calls pass unchecked).
 func TestProxyToolCallRewriteKeepsBytes(t *testing.T) {
-	var mu sync.Mutex
-	var next string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, next)
-	}))
-	defer up.Close()
-	pe := newProxyEnv(t, up.URL)
+	upURL, setReply := scriptedUpstream(t)
+	pe := newProxyEnv(t, upURL)
 	setPolicy(t, pe.env, pe.acct, pe.appID, rewritePolicy...)
 	const upstreamBody = "{\n  \"zeta\": 1.000000000000000000001,\n  \"id\": \"chatcmpl-x\", \"object\": \"chat.completion\", \"model\": \"gpt-4o-mini\",\n" +
 		"  \"choices\": [ { \"index\": 0, \"message\": { \"role\": \"assistant\", \"content\": null, \"refusal\": null,\n" +
@@ -166,9 +154,7 @@ func TestProxyToolCallRewriteKeepsBytes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pe.log.reset()
-			mu.Lock()
-			next = tt.upstream
-			mu.Unlock()
+			setReply(tt.upstream)
 			r := pe.call(tt.body, "X-Service-Mode", "verify")
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			require.Equal(t, tt.mode, r.Header.Get("X-Service-Mode"))
@@ -196,17 +182,8 @@ func TestReviewProxyToolCallsCheap(t *testing.T) {
 // judged, its content and its tool calls; the trace keeps choice 0. A
 // stream of two choices keeps choice 0's text in the trace.
 func TestProxyEveryChoiceGoverned(t *testing.T) {
-	var mu sync.Mutex
-	var next string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, next)
-	}))
-	defer up.Close()
-	pe := newProxyEnv(t, up.URL)
+	upURL, setReply := scriptedUpstream(t)
+	pe := newProxyEnv(t, upURL)
 	setPolicy(t, pe.env, pe.acct, pe.appID, rewritePolicy...)
 	two := func(second string) string {
 		return `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"},` +
@@ -228,9 +205,7 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pe.log.reset()
-			mu.Lock()
-			next = tt.upstream
-			mu.Unlock()
+			setReply(tt.upstream)
 			r := pe.call(nBody, "X-Service-Mode", "verify")
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			switch tt.decision {
@@ -257,12 +232,10 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 
 	t.Run("stream of two choices", func(t *testing.T) {
 		pe.log.reset()
-		mu.Lock()
-		next = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n" +
+		setReply("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"Bonjour\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world\"}}]}\n\n" +
-			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\" le monde\"}}]}\n\ndata: [DONE]\n\n"
-		mu.Unlock()
+			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\" le monde\"}}]}\n\ndata: [DONE]\n\n")
 		r := pe.call(`{"model":"gpt-4o-mini","n":2,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 		tr := pe.traces(t, 1)[0].Trace
