@@ -204,7 +204,17 @@ func (s *Server) proxyChat(c echo.Context) error {
 		s.emitProxy(app, tr, findings, "", "")
 		return writeUpstream(c, up, raw)
 	}
-	contents, usage, upModel := completionText(raw)
+	contents, usage, upModel, readable := completionText(raw)
+	if !readable {
+		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+		s.emitProxy(app, tr, findings, "", "")
+		if mode == modeVerify || mode == modeFull {
+			// An answer the gateway cannot read is one it cannot judge:
+			// never passed on unchecked.
+			return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream answered with an unreadable chat completion")
+		}
+		return writeUpstream(c, up, raw) // observe and guard: as it came
+	}
 	answer := ""
 	if len(contents) > 0 {
 		answer = contents[0]
@@ -335,8 +345,9 @@ type proxyUsage struct {
 
 // completionText reads the message content of every choice ("" for none
 // or null), the usage (nil when the body has none) and the model of a
-// chat.completion.
-func completionText(raw []byte) ([]string, *proxyUsage, string) {
+// chat.completion; false when raw is not one (not JSON, or a member of
+// another type).
+func completionText(raw []byte) ([]string, *proxyUsage, string, bool) {
 	var r struct {
 		Model   string `json:"model"`
 		Choices []struct {
@@ -347,7 +358,7 @@ func completionText(raw []byte) ([]string, *proxyUsage, string) {
 		Usage *proxyUsage `json:"usage"`
 	}
 	if json.Unmarshal(raw, &r) != nil {
-		return nil, r.Usage, r.Model
+		return nil, nil, "", false
 	}
 	contents := make([]string, len(r.Choices))
 	for i, ch := range r.Choices {
@@ -355,7 +366,7 @@ func completionText(raw []byte) ([]string, *proxyUsage, string) {
 			contents[i] = *ch.Message.Content
 		}
 	}
-	return contents, r.Usage, r.Model
+	return contents, r.Usage, r.Model, true
 }
 
 // proxyProvider is the vendor of the proxy's upstream as its configured

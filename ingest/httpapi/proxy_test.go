@@ -67,6 +67,25 @@ func (pe *proxyEnv) call(body string, hdr ...string) resp {
 	return pe.do("POST", "/v1/chat/completions", body, append(base, hdr...)...)
 }
 
+// traceOf waits for the trace of the proxied call r (by its
+// X-Service-Request-Id: a trace of an earlier call may still arrive).
+func (pe *proxyEnv) traceOf(t *testing.T, r resp) schemas.Trace {
+	t.Helper()
+	id := r.Header.Get("X-Service-Request-Id")
+	require.NotEmpty(t, id)
+	var tr schemas.Trace
+	require.Eventually(t, func() bool {
+		for _, e := range pe.log.all() {
+			if e.Trace.RequestID == id {
+				tr = e.Trace
+				return true
+			}
+		}
+		return false
+	}, 5*time.Second, 5*time.Millisecond)
+	return tr
+}
+
 func (pe *proxyEnv) traces(t *testing.T, n int) []schemas.Envelope {
 	t.Helper()
 	require.Eventually(t, func() bool { return len(pe.log.all()) >= n }, 5*time.Second, 5*time.Millisecond)
@@ -457,4 +476,67 @@ func TestProxyClientLeavesMidStream(t *testing.T) {
 	require.Equal(t, schemas.StatusError, tr.Status)
 	require.Equal(t, "error", tr.FinalDecision)
 	require.Equal(t, "Once upon", tr.Answer, "what was streamed before the client left")
+}
+
+// TestProxyBadUpstream: what the proxy does with an upstream that answers
+// garbage, truncates a stream or resets the connection, and with a body
+// over the limit. Every proxied call leaves a trace.
+func TestProxyBadUpstream(t *testing.T) {
+	upURL, setReply := scriptedUpstream(t)
+	pe := newProxyEnv(t, upURL, func(c *Config, d *Deps) { c.BodyLimit = 4 << 10 })
+	const garbage = "<html>502 Bad Gateway</html>"
+	tests := []struct {
+		name, reply, body, mode string
+		code                    int
+		want                    string // the body the client gets
+	}{
+		{"not JSON, observe: as it came", garbage, chatBody, "observe", http.StatusOK, garbage},
+		{"not JSON, verify: never unchecked", garbage, chatBody, "verify", http.StatusBadGateway,
+			`{"error":{"message":"the upstream answered with an unreadable chat completion","type":"upstream_error"}}`},
+		{"not a chat completion, full", `{"choices":"none"}`, chatBody, "full", http.StatusBadGateway,
+			`{"error":{"message":"the upstream answered with an unreadable chat completion","type":"upstream_error"}}`},
+		{"truncated stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+			`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "observe", http.StatusOK,
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setReply(tt.reply)
+			r := pe.call(tt.body, "X-Service-Mode", tt.mode)
+			require.Equal(t, tt.code, r.Code, "%s", r.Body)
+			if tt.code == http.StatusOK {
+				require.Equal(t, tt.want, string(r.Body), "the upstream's bytes")
+			} else {
+				require.JSONEq(t, tt.want, string(r.Body))
+			}
+			tr := pe.traceOf(t, r)
+			require.Equal(t, schemas.StatusError, tr.Status)
+			require.Equal(t, "error", tr.FinalDecision)
+		})
+	}
+
+	t.Run("body over the limit", func(t *testing.T) {
+		big := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("a", 5<<10) + `"}]}`
+		m := requireError(t, pe.call(big), http.StatusRequestEntityTooLarge)
+		require.Contains(t, m["error"], "limit")
+	})
+
+	t.Run("upstream resets mid-answer", func(t *testing.T) {
+		reset := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"choices\":[")
+			_ = buf.Flush()
+			_ = conn.Close()
+		}))
+		defer reset.Close()
+		pr := newProxyEnv(t, reset.URL)
+		r := pr.call(chatBody)
+		require.Equal(t, http.StatusBadGateway, r.Code)
+		require.JSONEq(t, `{"error":{"message":"the upstream connection broke while reading the answer","type":"upstream_error"}}`, string(r.Body))
+		require.Equal(t, schemas.StatusError, pr.traceOf(t, r).Status)
+	})
 }

@@ -153,7 +153,6 @@ func TestProxyToolCallRewriteKeepsBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pe.log.reset()
 			setReply(tt.upstream)
 			r := pe.call(tt.body, "X-Service-Mode", "verify")
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
@@ -163,7 +162,7 @@ func TestProxyToolCallRewriteKeepsBytes(t *testing.T) {
 				want = tt.upstream
 			}
 			require.Equal(t, want, string(r.Body))
-			tr := pe.traces(t, 1)[0].Trace
+			tr := pe.traceOf(t, r)
 			require.Equal(t, tt.decision, tr.FinalDecision)
 		})
 	}
@@ -204,7 +203,6 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pe.log.reset()
 			setReply(tt.upstream)
 			r := pe.call(nBody, "X-Service-Mode", "verify")
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
@@ -217,7 +215,7 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 			default:
 				require.Equal(t, tt.want, string(r.Body))
 			}
-			tr := pe.traces(t, 1)[0].Trace
+			tr := pe.traceOf(t, r)
 			require.Equal(t, tt.decision, tr.FinalDecision)
 			var hits []string
 			for _, h := range tr.PolicyHits {
@@ -231,14 +229,13 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 	}
 
 	t.Run("stream of two choices", func(t *testing.T) {
-		pe.log.reset()
 		setReply("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"Bonjour\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\" le monde\"}}]}\n\ndata: [DONE]\n\n")
 		r := pe.call(`{"model":"gpt-4o-mini","n":2,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-		tr := pe.traces(t, 1)[0].Trace
+		tr := pe.traceOf(t, r)
 		require.Equal(t, "Hello world", tr.Answer)
 		require.Greater(t, tr.CompletionTokens, int64(2), "both choices' tokens are counted")
 	})
