@@ -363,6 +363,25 @@ func (s *Server) postChat(c echo.Context) error {
 
 	// Pre-flight: the prompt and every tool output, before the LLM sees them.
 	pre := pol.Verify(governance.Input{Prompt: lastUser, ToolResult: toolText})
+	if pre.Governance != governance.ActionBlock && len(req.Messages) > 0 {
+		// The earlier user turns the client sent (a stored session's turns
+		// were checked when they were new).
+		var idx []int
+		var turns []string
+		for i, m := range req.Messages {
+			if m.Role == "user" && i != userIdx {
+				idx, turns = append(idx, i), append(turns, m.Content)
+			}
+		}
+		blocked, redacted, found := earlierTurns(pol, turns)
+		if blocked != nil {
+			pre = *blocked
+		}
+		for k, v := range redacted {
+			msgs[idx[k]].Content = v
+		}
+		pre.Findings = append(pre.Findings, found...)
+	}
 	if pre.Governance == governance.ActionBlock {
 		resp := s.chatDecision(requestID, model, start, pre, nil, false, llm.Usage{})
 		resp.Stage = string(governance.StagePre)

@@ -137,10 +137,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 	resp.Header().Set("X-Service-Mode", mode)
 
 	var prompt string
-	var tools []string
+	var earlier, tools []string
 	for _, m := range pr.Messages {
 		switch m.Role {
 		case "user":
+			if prompt != "" {
+				earlier = append(earlier, prompt)
+			}
 			prompt = contentText(m.Content)
 		case "tool":
 			tools = append(tools, contentText(m.Content))
@@ -171,6 +174,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 	var findings []governance.Finding
 	if mode == modeGuard || mode == modeFull {
 		pre := pol.Verify(governance.Input{Prompt: prompt, ToolResult: strings.Join(tools, "\n\n")})
+		if pre.Governance != governance.ActionBlock {
+			// Earlier user turns: only a block matters here, the proxy
+			// forwards the body as it came.
+			if blocked, _, _ := earlierTurns(pol, earlier); blocked != nil {
+				pre = *blocked
+			}
+		}
 		findings = pre.Findings
 		if pre.Governance == governance.ActionBlock {
 			tr.CostUSD = new(float64) // the upstream is never called: no LLM cost
