@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -271,28 +272,31 @@ func (s *Server) postChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// From here the request is the application's: a rejection is answered
+	// with a request_id and leaves an error trace.
+	var req chatRequest
+	reject := func(err error) error { return s.rejectChat(c, app, start, req, err) }
 	if err := requireJSON(c); err != nil {
-		return err
+		return reject(err)
 	}
 	body, err := readBody(c, ChatBodyLimit)
 	if err != nil {
-		return err
+		return reject(err)
 	}
 	if !utf8.Valid(body) {
-		return fail(http.StatusBadRequest, "request body is not valid UTF-8")
+		return reject(fail(http.StatusBadRequest, "request body is not valid UTF-8"))
 	}
-	req, err := parseChat(body)
-	if err != nil {
-		return err
+	if req, err = parseChat(body); err != nil {
+		return reject(err)
 	}
 	model := req.Model
 	switch {
 	case model == "" && app.Model == "":
-		return fail(http.StatusBadRequest, "model is required: the application has no default model")
+		return reject(fail(http.StatusBadRequest, "model is required: the application has no default model"))
 	case model == "":
 		model = app.Model
 	case app.Model != "" && model != app.Model:
-		return fail(http.StatusBadRequest, "model %q is not configured for this application (it uses %q)", model, app.Model)
+		return reject(fail(http.StatusBadRequest, "model %q is not configured for this application (it uses %q)", model, app.Model))
 	}
 	provider := req.Provider
 	switch {
@@ -302,25 +306,25 @@ func (s *Server) postChat(c echo.Context) error {
 		provider = llm.OpenAI
 	}
 	if !slices.Contains(llm.Vendors(), provider) {
-		return fail(http.StatusBadRequest, "provider must be one of %s", strings.Join(llm.Vendors(), ", "))
+		return reject(fail(http.StatusBadRequest, "provider must be one of %s", strings.Join(llm.Vendors(), ", ")))
 	}
 	if app.Provider != "" && provider != app.Provider {
-		return fail(http.StatusBadRequest, "provider %q is not configured for this application (it uses %q)", provider, app.Provider)
+		return reject(fail(http.StatusBadRequest, "provider %q is not configured for this application (it uses %q)", provider, app.Provider))
 	}
 	adapter := s.providers[provider]
 	if adapter == nil {
-		return fail(http.StatusNotImplemented, "provider %q is not available on this server", provider)
+		return reject(fail(http.StatusNotImplemented, "provider %q is not available on this server", provider))
 	}
 	if _, ok := adapter.(llm.Streamer); req.Stream && !ok {
-		return fail(http.StatusNotImplemented, "provider %q cannot stream on this server yet; send stream:false", provider)
+		return reject(fail(http.StatusNotImplemented, "provider %q cannot stream on this server yet; send stream:false", provider))
 	}
 	cred, err := s.credentials(app, provider)
 	if err != nil {
-		return err
+		return reject(err)
 	}
 	pol, err := s.policies.get(c.Request().Context(), app)
 	if err != nil {
-		return unavailable("cannot load the application's policy right now; retry", err)
+		return reject(unavailable("cannot load the application's policy right now; retry", err))
 	}
 
 	// History: a prompt-only request in a session continues its stored turns.
@@ -563,6 +567,50 @@ func (s *Server) chatDecision(requestID, model string, start time.Time, d govern
 	resp.Confidence = fmt.Sprintf("%.2f", 1-d.RiskScore)
 	resp.LatencyMs = s.now().Sub(start).Milliseconds()
 	return resp
+}
+
+// rejectChat answers a Full Control request refused before the LLM call
+// (bad input, a provider or key the server lacks) with {ok:false, error,
+// request_id}, and queues an error trace for it (off the response path: a
+// refusal must not wait for the log, nor fail when the log is down). req
+// holds what was parsed so far.
+func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req chatRequest, err error) error {
+	var ae *apiError
+	var he *echo.HTTPError
+	status, msg := http.StatusInternalServerError, "internal server error"
+	switch {
+	case errors.As(err, &ae):
+		status, msg = ae.status, ae.msg
+		if ae.cause != nil {
+			s.logger.WarnContext(c.Request().Context(), "chat refused", "status", status, "err", ae.cause)
+		}
+	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+		status, msg = he.Code, "request body too large"
+	default:
+		return err
+	}
+	requestID := s.newID()
+	finished := s.now()
+	lat := finished.Sub(start).Milliseconds()
+	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeSDK, StartedAt: start, FinishedAt: &finished, LatencyMs: &lat,
+		Provider: cmp.Or(req.Provider, app.Provider), Model: cmp.Or(req.Model, app.Model), UseCase: defaultUseCase,
+		IntegrationID: chatIntegrationID, UserID: req.UserID, SessionID: req.SessionID,
+		Status: schemas.StatusError, FinalDecision: "error", CostUSD: new(float64)}
+	if req.HasPrompt {
+		tr.Prompt = req.Prompt
+	} else {
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				tr.Prompt = m.Content
+			}
+		}
+	}
+	tr.Metadata, _ = json.Marshal(map[string]any{"error": msg, "http_status": status})
+	capTraceText(&tr)
+	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
+	s.stamp(&env, app, finished)
+	s.emitter.Emit(env)
+	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": requestID})
 }
 
 // finishChat records the trace on the log, then answers.

@@ -284,6 +284,8 @@ func TestChatBadInput(t *testing.T) {
 		{"metadata not object", map[string]any{"prompt": "x", "metadata": []int{1}}, nil, 400, "metadata"},
 		{"stream not boolean", map[string]any{"prompt": "x", "stream": "yes"}, nil, 400, "stream"},
 		{"several choices", map[string]any{"prompt": "x", "n": 2}, nil, 400, "n must be 1"},
+		{"not JSON", map[string]any{"prompt": "x"}, []string{"Content-Type", "text/plain"}, 415, "Content-Type"},
+		{"body over the limit", map[string]any{"prompt": strings.Repeat("x", ChatBodyLimit)}, nil, 413, "limit"},
 		{"wrong mode key", map[string]any{"prompt": "x"}, []string{"X-API-Key", events.Key}, 403, "full_control"},
 		{"no key", map[string]any{"prompt": "x"}, []string{"X-API-Key", ""}, 401, "API key"},
 	}
@@ -292,9 +294,26 @@ func TestChatBadInput(t *testing.T) {
 			ce.log.reset()
 			m := requireError(t, ce.chat(tt.body, tt.hdr...), tt.code)
 			require.Contains(t, m["error"], tt.msg)
-			require.Zero(t, ce.log.callCount())
+			if tt.code == http.StatusUnauthorized || tt.code == http.StatusForbidden {
+				// Not this application's request: nothing to record.
+				require.NotContains(t, m, "request_id", "no trace was queued for it")
+				require.Zero(t, ce.log.callCount())
+				return
+			}
+			// A refusal leaves an error trace (queued, not awaited) and
+			// nothing else: the LLM is never called.
+			id, _ := m["request_id"].(string)
+			require.NotEmpty(t, id)
+			require.Eventually(t, func() bool { return len(ce.log.all()) == 1 }, 5*time.Second, 5*time.Millisecond)
+			tr := ce.log.all()[0].Trace
+			require.Equal(t, id, tr.RequestID)
+			require.Equal(t, schemas.StatusError, tr.Status)
+			require.Equal(t, "error", tr.FinalDecision)
+			require.Contains(t, string(tr.Metadata), tt.msg)
+			require.NoError(t, tr.Validate())
 		})
 	}
+	require.Empty(t, ce.fake.Received(), "no refused request reached the LLM")
 }
 
 func manyMessages(n int) []any {
