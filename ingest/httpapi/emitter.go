@@ -14,8 +14,8 @@ import (
 	"github.com/governance-gateway/gateway/topics"
 )
 
-// emitter produces proxy traces off the response path: Emit never waits for
-// the broker. A bounded buffer absorbs bursts; one goroutine takes
+// emitter produces proxy traces (and the error traces of refused Full
+// Control requests) off the response path: Emit never waits for the broker. A bounded buffer absorbs bursts; one goroutine takes
 // everything buffered once per linger window into Produce calls and retries
 // a failed batch until it is acknowledged or the emitter closes. Only a full
 // buffer drops, counted and logged. Emit wakes that goroutine only when the
