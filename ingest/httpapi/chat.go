@@ -360,7 +360,7 @@ func (s *Server) postChat(c echo.Context) error {
 	}{{"X-Use-Case", &tr.UseCase}, {"X-Team-Id", &tr.TeamID}, {"X-Integration-Id", &tr.IntegrationID}, {"X-End-User-Id", &tr.EndUserID}} {
 		v, err := dimension(c, h.name, *h.dst)
 		if err != nil {
-			return err
+			return reject(err)
 		}
 		*h.dst = v
 	}
@@ -571,31 +571,16 @@ func (s *Server) chatDecision(requestID, model string, start time.Time, d govern
 
 // rejectChat answers a Full Control request refused before the LLM call
 // (bad input, a provider or key the server lacks) with {ok:false, error,
-// request_id}, and queues an error trace for it (off the response path: a
-// refusal must not wait for the log, nor fail when the log is down). req
-// holds what was parsed so far.
+// request_id}, and queues an error trace for it. req holds what was parsed
+// so far.
 func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req chatRequest, err error) error {
-	var ae *apiError
-	var he *echo.HTTPError
-	status, msg := http.StatusInternalServerError, "internal server error"
-	switch {
-	case errors.As(err, &ae):
-		status, msg = ae.status, ae.msg
-		if ae.cause != nil {
-			s.logger.WarnContext(c.Request().Context(), "chat refused", "status", status, "err", ae.cause)
-		}
-	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
-		status, msg = he.Code, "request body too large"
-	default:
+	status, msg, ok := s.refusal(c, err)
+	if !ok {
 		return err
 	}
-	requestID := s.newID()
-	finished := s.now()
-	lat := finished.Sub(start).Milliseconds()
-	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeSDK, StartedAt: start, FinishedAt: &finished, LatencyMs: &lat,
+	tr := schemas.Trace{RequestID: s.newID(), Mode: schemas.ModeSDK, StartedAt: start,
 		Provider: cmp.Or(req.Provider, app.Provider), Model: cmp.Or(req.Model, app.Model), UseCase: defaultUseCase,
-		IntegrationID: chatIntegrationID, UserID: req.UserID, SessionID: req.SessionID,
-		Status: schemas.StatusError, FinalDecision: "error", CostUSD: new(float64)}
+		IntegrationID: chatIntegrationID, UserID: req.UserID, SessionID: req.SessionID}
 	if req.HasPrompt {
 		tr.Prompt = req.Prompt
 	} else {
@@ -605,12 +590,40 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 			}
 		}
 	}
-	tr.Metadata, _ = json.Marshal(map[string]any{"error": msg, "http_status": status})
+	s.emitRefusal(app, tr, status, msg)
+	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": tr.RequestID})
+}
+
+// refusal is the status and message an error answers with, when it is a
+// refusal of the request (an apiError, or echo's 413).
+func (s *Server) refusal(c echo.Context, err error) (int, string, bool) {
+	var ae *apiError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+		if ae.cause != nil {
+			s.logger.WarnContext(c.Request().Context(), "request refused", "status", ae.status, "err", ae.cause)
+		}
+		return ae.status, ae.msg, true
+	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+		return he.Code, "request body too large", true
+	}
+	return 0, "", false
+}
+
+// emitRefusal completes tr as the error trace of a request refused with
+// status and msg, and queues it off the response path: a refusal neither
+// waits for the log nor fails when the log is down.
+func (s *Server) emitRefusal(app query.App, tr schemas.Trace, status int, msg string) {
+	finished := s.now()
+	lat := finished.Sub(tr.StartedAt).Milliseconds()
+	tr.FinishedAt, tr.LatencyMs = &finished, &lat
+	tr.Status, tr.FinalDecision, tr.CostUSD = schemas.StatusError, "error", new(float64)
+	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "http_status": status})
 	capTraceText(&tr)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	s.emitter.Emit(env)
-	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": requestID})
 }
 
 // finishChat records the trace on the log, then answers.

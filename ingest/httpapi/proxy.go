@@ -100,28 +100,40 @@ func (s *Server) proxyChat(c echo.Context) error {
 	}
 	c.Set(keyOrgID, app.OrgID)
 	c.Set(keyAppID, app.ID)
+	// From here the request is the application's: a refusal leaves an
+	// error trace, found by the X-Service-Request-Id it answers with.
+	requestID := s.newID()
+	resp := c.Response()
+	resp.Header().Set("X-Service-Request-Id", requestID)
+	var pr proxyRequest
+	reject := func(err error) error {
+		if status, msg, ok := s.refusal(c, err); ok {
+			s.emitRefusal(app, schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(),
+				Model: pr.Model, UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID}, status, msg)
+		}
+		return err
+	}
 	if auth.BearerToken(h) == "" {
-		return fail(http.StatusUnauthorized, "the upstream API key is required: send Authorization: Bearer <UPSTREAM_API_KEY>; nothing was forwarded")
+		return reject(fail(http.StatusUnauthorized, "the upstream API key is required: send Authorization: Bearer <UPSTREAM_API_KEY>; nothing was forwarded"))
 	}
 	mode := h.Get("X-Service-Mode")
 	if mode == "" { // the tenant's default (spec 4.1), else the operator's
 		if mode, err = s.orgModes.get(c.Request().Context(), app.OrgID); err != nil {
-			return unavailable("cannot read the organisation's default mode right now; retry", err)
+			return reject(unavailable("cannot read the organisation's default mode right now; retry", err))
 		}
 		if mode == "" {
 			mode = s.cfg.ProxyDefaultMode
 		}
 	}
 	if !proxyModes[mode] {
-		return fail(http.StatusBadRequest, "X-Service-Mode must be observe, guard, verify or full")
+		return reject(fail(http.StatusBadRequest, "X-Service-Mode must be observe, guard, verify or full"))
 	}
 	body, err := readBody(c, s.cfg.BodyLimit)
 	if err != nil {
-		return err
+		return reject(err)
 	}
-	var pr proxyRequest
 	if !utf8.Valid(body) || json.Unmarshal(body, &pr) != nil {
-		return fail(http.StatusBadRequest, "the body must be a JSON chat-completions request")
+		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
 	}
 	if pr.Stream { // DESIGN.md 5: streaming downgrades the post-flight modes
 		switch mode {
@@ -131,9 +143,6 @@ func (s *Server) proxyChat(c echo.Context) error {
 			mode = modeGuard
 		}
 	}
-	requestID := s.newID()
-	resp := c.Response()
-	resp.Header().Set("X-Service-Request-Id", requestID)
 	resp.Header().Set("X-Service-Mode", mode)
 
 	var prompt string
@@ -160,7 +169,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	}{{"X-Use-Case", &tr.UseCase}, {"X-Team-Id", &tr.TeamID}, {"X-Integration-Id", &tr.IntegrationID}, {"X-End-User-Id", &tr.EndUserID}, {"X-Session-Id", &tr.SessionID}} {
 		v, err := dimension(c, d.name, *d.dst)
 		if err != nil {
-			return err
+			return reject(err)
 		}
 		*d.dst = v
 	}
@@ -168,7 +177,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	var pol *governance.Compiled
 	if mode != modeObserve {
 		if pol, err = s.policies.get(c.Request().Context(), app); err != nil {
-			return unavailable("cannot load the application's policy right now; retry", err)
+			return reject(unavailable("cannot load the application's policy right now; retry", err))
 		}
 	}
 	var findings []governance.Finding

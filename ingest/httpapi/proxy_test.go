@@ -170,17 +170,32 @@ func TestProxyStreaming(t *testing.T) {
 func TestProxyErrors(t *testing.T) {
 	pe := newProxyEnv(t, "")
 	// Service key checked before any upstream contact.
-	m := requireError(t, pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", "gwk_wrong", "Authorization", "Bearer "+upstreamKey), http.StatusUnauthorized)
+	r := pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", "gwk_wrong", "Authorization", "Bearer "+upstreamKey)
+	m := requireError(t, r, http.StatusUnauthorized)
 	require.Contains(t, m["error"], "service API key")
-	m = requireError(t, pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", pe.key), http.StatusUnauthorized)
-	require.Contains(t, m["error"], "upstream API key")
-	requireError(t, pe.call("not json"), http.StatusBadRequest)
-	requireError(t, pe.call(chatBody, "X-Service-Mode", "turbo"), http.StatusBadRequest)
+	require.Empty(t, r.Header.Get("X-Service-Request-Id"), "not an application's request: no trace")
+	// Refusals of an application's request leave an error trace.
+	for _, tc := range []struct {
+		r    resp
+		code int
+		msg  string
+	}{
+		{pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", pe.key), http.StatusUnauthorized, "upstream API key"},
+		{pe.call("not json"), http.StatusBadRequest, "JSON"},
+		{pe.call(chatBody, "X-Service-Mode", "turbo"), http.StatusBadRequest, "X-Service-Mode"},
+	} {
+		m := requireError(t, tc.r, tc.code)
+		require.Contains(t, m["error"], tc.msg)
+		tr := pe.traceOf(t, tc.r)
+		require.Equal(t, schemas.StatusError, tr.Status)
+		require.Equal(t, schemas.ModeProxy, tr.Mode)
+		require.Contains(t, string(tr.Metadata), tc.msg)
+	}
 	require.Empty(t, pe.fake.Received(), "nothing was forwarded")
 
 	// Upstream errors are forwarded verbatim.
 	pe.fake.Push(llmfake.Reply{Status: 429, Body: `{"error":{"message":"Rate limit reached","type":"requests"}}`})
-	r := pe.call(chatBody)
+	r = pe.call(chatBody)
 	require.Equal(t, 429, r.Code)
 	require.JSONEq(t, `{"error":{"message":"Rate limit reached","type":"requests"}}`, string(r.Body))
 
