@@ -59,4 +59,26 @@ func TestChatEndToEnd(t *testing.T) {
 	require.Equal(t, "block", out.Governance)
 	require.Nil(t, out.Answer)
 	require.Equal(t, before, len(fake.Received()))
+
+	// A refused request answers with a request_id, and its error trace
+	// reaches the console through the log and the processors.
+	var refused struct {
+		Error     string `json:"error"`
+		RequestID string `json:"request_id"`
+	}
+	require.Equal(t, http.StatusBadRequest, c.Do(t, "POST", "/v1/chat", map[string]any{"prompt": "hi", "model": "gpt-5"}, &refused, "X-API-Key", app.APIKey))
+	require.Contains(t, refused.Error, "not configured")
+	require.NotEmpty(t, refused.RequestID)
+	var tr struct {
+		Status   string         `json:"status"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	require.Eventually(t, func() bool {
+		st, _, err := c.Try("GET", "/api/console/requests/"+refused.RequestID, nil, "Authorization", "Bearer "+org.Token)
+		return err == nil && st == http.StatusOK
+	}, 2*time.Minute, 200*time.Millisecond, "the refusal's trace never reached the console")
+	require.Equal(t, http.StatusOK, c.Do(t, "GET", "/api/console/requests/"+refused.RequestID, nil, &tr, "Authorization", "Bearer "+org.Token))
+	require.Equal(t, "error", tr.Status)
+	require.EqualValues(t, 400, tr.Metadata["http_status"])
+	require.Equal(t, before, len(fake.Received()), "a refused request never reaches the upstream")
 }
