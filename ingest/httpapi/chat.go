@@ -574,9 +574,13 @@ func (s *Server) chatDecision(requestID, model string, start time.Time, d govern
 // request_id}, and queues an error trace for it. req holds what was parsed
 // so far.
 func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req chatRequest, err error) error {
-	status, msg, ok := s.refusal(c, err)
+	status, msg, ok := refusal(err)
 	if !ok {
 		return err
+	}
+	var ae *apiError
+	if errors.As(err, &ae) && ae.cause != nil { // answered here: the access line will not carry it
+		s.logger.WarnContext(c.Request().Context(), "chat refused", "status", status, "err", ae.cause)
 	}
 	tr := schemas.Trace{RequestID: s.newID(), Mode: schemas.ModeSDK, StartedAt: start,
 		Provider: cmp.Or(req.Provider, app.Provider), Model: cmp.Or(req.Model, app.Model), UseCase: defaultUseCase,
@@ -596,14 +600,11 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 
 // refusal is the status and message an error answers with, when it is a
 // refusal of the request (an apiError, or echo's 413).
-func (s *Server) refusal(c echo.Context, err error) (int, string, bool) {
+func refusal(err error) (int, string, bool) {
 	var ae *apiError
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
-		if ae.cause != nil {
-			s.logger.WarnContext(c.Request().Context(), "request refused", "status", ae.status, "err", ae.cause)
-		}
 		return ae.status, ae.msg, true
 	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
 		return he.Code, "request body too large", true

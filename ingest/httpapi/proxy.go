@@ -107,7 +107,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	resp.Header().Set("X-Service-Request-Id", requestID)
 	var pr proxyRequest
 	reject := func(err error) error {
-		if status, msg, ok := s.refusal(c, err); ok {
+		if status, msg, ok := refusal(err); ok {
 			s.emitRefusal(app, schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(),
 				Model: pr.Model, UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID}, status, msg)
 		}
