@@ -73,11 +73,7 @@ func TestChatEndToEnd(t *testing.T) {
 		Status   string         `json:"status"`
 		Metadata map[string]any `json:"metadata"`
 	}
-	require.Eventually(t, func() bool {
-		st, _, err := c.Try("GET", "/api/console/requests/"+refused.RequestID, nil, "Authorization", "Bearer "+org.Token)
-		return err == nil && st == http.StatusOK
-	}, 2*time.Minute, 200*time.Millisecond, "the refusal's trace never reached the console")
-	require.Equal(t, http.StatusOK, c.Do(t, "GET", "/api/console/requests/"+refused.RequestID, nil, &tr, "Authorization", "Bearer "+org.Token))
+	c.AwaitRequest(t, org.Token, refused.RequestID, &tr)
 	require.Equal(t, "error", tr.Status)
 	require.EqualValues(t, 400, tr.Metadata["http_status"])
 	require.Equal(t, before, len(fake.Received()), "a refused request never reaches the upstream")

@@ -44,11 +44,7 @@ func TestVerifyEndToEnd(t *testing.T) {
 			Policy string `json:"policy"`
 		} `json:"policy_hits"`
 	}
-	require.Eventually(t, func() bool {
-		st, _, err := c.Try("GET", "/api/console/requests/"+out.RequestID, nil, "Authorization", "Bearer "+org.Token)
-		return err == nil && st == http.StatusOK
-	}, 2*time.Minute, 200*time.Millisecond, "the verify decision never became visible")
-	require.Equal(t, http.StatusOK, c.Do(t, "GET", "/api/console/requests/"+out.RequestID, nil, &tr, "Authorization", "Bearer "+org.Token))
+	c.AwaitRequest(t, org.Token, out.RequestID, &tr)
 	require.Equal(t, "sdk", tr.Mode)
 	require.Equal(t, "rewritten", tr.Status)
 	require.Equal(t, "rewrite", tr.FinalDecision)

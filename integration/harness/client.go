@@ -114,6 +114,26 @@ type RequestRow struct {
 	Model     string `json:"model"`
 }
 
+// AwaitRequest waits (up to 2 minutes) until the console shows the trace
+// of requestID, then decodes it into out: the trace travels through the
+// log and the processors first.
+func (c *Client) AwaitRequest(t testing.TB, token, requestID string, out any) {
+	t.Helper()
+	path := "/api/console/requests/" + url.PathEscape(requestID)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		st, raw, err := c.Try("GET", path, nil, "Authorization", "Bearer "+token)
+		if err == nil && st == http.StatusOK {
+			if err := json.Unmarshal(raw, out); err != nil {
+				t.Fatalf("GET %s: decode %q: %v", path, truncate(raw), err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the trace of %s never reached the console (last: status %d, err %v)", requestID, st, err)
+		}
+	}
+}
+
 // ListRequests pages through GET /api/console/requests with limit 1000 and
 // returns every row; it fails the test on any error. Inside
 // require.Eventually (another goroutine) use TryListRequests.
