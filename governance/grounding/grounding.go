@@ -699,6 +699,17 @@ var currencySigns = [...]string{"$", "€", "£", "¥"}
 
 var unitSuffixes = [...]string{"%", "per cent", "percent", "thousand", "million", "billion", "trillion", "mln", "mil", "mn", "bn", "k", "m", "b"}
 
+// unitStart marks the first bytes of unitSuffixes. numberSpans looks up
+// b|0x20: an ASCII letter lower-cased ('%' stays '%'), so a byte that can
+// start a unit case-insensitively always passes; the few others that pass
+// are then refused by the comparison itself.
+var unitStart = func() (t [256]bool) {
+	for _, u := range unitSuffixes {
+		t[u[0]] = true
+	}
+	return t
+}()
+
 // numberSpans finds numbers by hand (a regexp here cost most of the
 // check): an optional currency sign, digits with optional thousands
 // commas and a decimal part, and an optional unit or scale word.
@@ -762,6 +773,9 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
 		}
 		for _, suf := range unitSuffixes {
+			if ascii && (raw == "" || !unitStart[raw[0]|0x20]) {
+				break // no unit starts so (most numbers: "85 employees", "2024,")
+			}
 			var has bool
 			if ascii {
 				has = scan.HasPrefixFold(raw, suf)
@@ -863,19 +877,27 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 		kind = '$'
 		s = strings.TrimSpace(s[n:])
 	}
-	l := strings.ToLower(s)
-	if t, ok := parseTime(l); ok {
-		return t, 't', 0, true
-	}
+	l := s
 	mult := 1.0
-	for _, suf := range scaleSuffixes {
-		if strings.HasSuffix(l, suf.w) {
-			if suf.w == "%" || strings.Contains(suf.w, "cent") {
-				kind = '%'
+	// A plain number (ends in a digit, no ':'; most numbers on both sides)
+	// has no time, no scale word and no letters to lower.
+	if len(l) == 0 || !isDigit(l[len(l)-1]) || strings.IndexByte(l, ':') >= 0 {
+		l = strings.ToLower(s)
+		// A time has a ':' or ends in "am", "pm", "a.m.", "p.m.".
+		if e := l[max(0, len(l)-1):]; e == "m" || e == "." || strings.IndexByte(l, ':') >= 0 {
+			if t, ok := parseTime(l); ok {
+				return t, 't', 0, true
 			}
-			mult = suf.m
-			l = strings.TrimSpace(l[:len(l)-len(suf.w)])
-			break
+		}
+		for _, suf := range scaleSuffixes {
+			if strings.HasSuffix(l, suf.w) {
+				if suf.w == "%" || strings.Contains(suf.w, "cent") {
+					kind = '%'
+				}
+				mult = suf.m
+				l = strings.TrimSpace(l[:len(l)-len(suf.w)])
+				break
+			}
 		}
 	}
 	v, err := parseFloat(l)
@@ -2086,8 +2108,10 @@ func sentences(s string, out []scan.Span) []scan.Span {
 	st := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		end := c == '\n' || (c == '!' || c == '?' || c == '.') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n')
-		if !end {
+		if !sentencePunct[c] {
+			continue
+		}
+		if c != '\n' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n' {
 			continue
 		}
 		if i+1 > st && strings.TrimSpace(s[st:i+1]) != "" {
@@ -2100,6 +2124,9 @@ func sentences(s string, out []scan.Span) []scan.Span {
 	}
 	return out
 }
+
+// sentencePunct marks the bytes that may end a sentence.
+var sentencePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true}
 
 func trimSpan(s string, st, en int) scan.Span {
 	for st < en && (s[st] == ' ' || s[st] == '\n' || s[st] == '\t' || s[st] == '\r') {
