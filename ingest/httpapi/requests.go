@@ -26,6 +26,16 @@ type traceView struct {
 	AppID string `json:"app_id"`
 }
 
+// viewOf is the console view of a stored trace. policy_hits is an array
+// (the spec's Trace resource), [] when nothing fired, never null.
+func viewOf(r query.TraceRow) traceView {
+	v := traceView{Trace: r.Trace, AppID: r.AppID}
+	if v.PolicyHits == nil {
+		v.PolicyHits = []schemas.PolicyHit{}
+	}
+	return v
+}
+
 type listResponse struct {
 	Data       []traceView `json:"data"`
 	NextCursor *string     `json:"next_cursor"`
@@ -146,7 +156,7 @@ func (s *Server) listRequests(c echo.Context) error {
 	}
 	out := listResponse{Data: make([]traceView, len(rows))}
 	for i, r := range rows {
-		out.Data[i] = traceView{Trace: r.Trace, AppID: r.AppID}
+		out.Data[i] = viewOf(r)
 		out.Data[i].Prompt, out.Data[i].Answer = "", ""
 	}
 	if next != "" {
@@ -168,7 +178,7 @@ func (s *Server) getRequest(c echo.Context) error {
 	case err != nil:
 		return unavailable("cannot read the request right now; retry", err)
 	}
-	return c.JSON(http.StatusOK, traceView{Trace: row.Trace, AppID: row.AppID})
+	return c.JSON(http.StatusOK, viewOf(row))
 }
 
 // getSession is GET /api/console/sessions/{session_id}: the session's traces
@@ -187,7 +197,7 @@ func (s *Server) getSession(c echo.Context) error {
 	}
 	out := sessionResponse{SessionID: id, Data: make([]traceView, len(rows))}
 	for i, r := range rows {
-		out.Data[i] = traceView{Trace: r.Trace, AppID: r.AppID}
+		out.Data[i] = viewOf(r)
 	}
 	return c.JSON(http.StatusOK, out)
 }

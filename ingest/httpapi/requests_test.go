@@ -191,6 +191,12 @@ func TestRequestAndSession(t *testing.T) {
 	require.Equal(t, "prompt 4", m["prompt"])
 	require.Equal(t, "answer 4", m["answer"])
 	require.Equal(t, map[string]any{"team": "t0", "tier": "gold"}, m["metadata"])
+	require.Equal(t, []any{}, m["policy_hits"], "an array (spec: Trace resource), not null, when nothing fired")
+	r = e.do("GET", "/api/console/requests?limit=2", nil, bearer(a.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	for _, d := range r.JSON(t)["data"].([]any) {
+		require.Equal(t, []any{}, d.(map[string]any)["policy_hits"])
+	}
 
 	r = e.do("GET", "/api/console/sessions/sess-1", nil, bearer(a.token)...)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
