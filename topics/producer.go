@@ -175,26 +175,10 @@ func (p *Producer) producerOpts(extra ...kgo.Opt) []kgo.Opt {
 // wraps ctx's error, not ErrUnavailable: the caller left, the log did not
 // fail); once its transaction started it waits for the outcome as above.
 func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
-	if len(envs) == 0 {
-		return nil
+	if len(envs) == 1 {
+		return p.produceEnvelopes(ctx, envs, pathSingle, p.produceShared)
 	}
-	recs, err := envelopeRecords(envs)
-	if err != nil {
-		return err
-	}
-	path := pathTxn
-	if len(recs) == 1 {
-		path = pathSingle
-	}
-	return p.observe(path, len(recs), func() error {
-		if err := checkSizes(recs); err != nil {
-			return err
-		}
-		if len(recs) == 1 {
-			return p.produceShared(ctx, recs)
-		}
-		return p.produceGroup(ctx, recs)
-	})
+	return p.produceEnvelopes(ctx, envs, pathTxn, p.produceGroup)
 }
 
 // ProduceEach writes envs as independent records through the shared
@@ -205,6 +189,14 @@ func (p *Producer) Produce(ctx context.Context, envs []schemas.Envelope) error {
 // which a retry of the whole batch makes harmless (the processors dedupe by
 // (org_id, request_id)). Errors as Produce.
 func (p *Producer) ProduceEach(ctx context.Context, envs []schemas.Envelope) error {
+	return p.produceEnvelopes(ctx, envs, pathEach, p.produceShared)
+}
+
+// produceEnvelopes encodes envs, refuses a record too large for the log
+// before anything is sent, and hands the records to send, observed under
+// path.
+func (p *Producer) produceEnvelopes(ctx context.Context, envs []schemas.Envelope, path string,
+	send func(context.Context, []*kgo.Record) error) error {
 	if len(envs) == 0 {
 		return nil
 	}
@@ -212,11 +204,11 @@ func (p *Producer) ProduceEach(ctx context.Context, envs []schemas.Envelope) err
 	if err != nil {
 		return err
 	}
-	return p.observe(pathEach, len(recs), func() error {
+	return p.observe(path, len(recs), func() error {
 		if err := checkSizes(recs); err != nil {
 			return err
 		}
-		return p.produceShared(ctx, recs)
+		return send(ctx, recs)
 	})
 }
 
