@@ -400,12 +400,7 @@ func (c *Compiled) Verify(in Input) Decision {
 		}
 	}
 	sortFindings(findings)
-	d.Findings = findings
-	d.RiskScore = RiskScore(findings)
-	d.Reasons = reasons(findings)
-	if len(d.Reasons) > 0 {
-		d.Stage = d.Reasons[0].Stage
-	}
+	d.setFindings(findings)
 
 	switch d.Governance {
 	case ActionBlock:
@@ -418,6 +413,17 @@ func (c *Compiled) Verify(in Input) Decision {
 	d.Prompt = redact(in.Prompt, findings, StagePre, nil)
 	d.Explanation.Summary = summary(d)
 	return d
+}
+
+// setFindings records the sorted findings of d with what follows from
+// them: the risk score, the reasons and the stage of the strongest.
+func (d *Decision) setFindings(findings []Finding) {
+	d.Findings = findings
+	d.RiskScore = RiskScore(findings)
+	d.Reasons = reasons(findings)
+	if len(d.Reasons) > 0 {
+		d.Stage = d.Reasons[0].Stage
+	}
 }
 
 // groundingFinding maps a grounding result to a finding, or false when the
@@ -687,12 +693,7 @@ func (c *Compiled) VerifyArguments(args string, canRegenerate bool) Decision {
 		findings[i].Spans = nil
 	}
 	d.AnswerChanged = d.Answer != args
-	d.Findings = findings
-	d.RiskScore = RiskScore(findings)
-	d.Reasons = reasons(findings)
-	if len(d.Reasons) > 0 {
-		d.Stage = d.Reasons[0].Stage
-	}
+	d.setFindings(findings)
 	d.Explanation.Summary = summary(d)
 	return d
 }
