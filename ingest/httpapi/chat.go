@@ -612,19 +612,13 @@ func refusal(err error) (int, string, bool) {
 	return 0, "", false
 }
 
-// emitRefusal completes tr as the error trace of a request refused with
-// status and msg, and queues it off the response path: a refusal neither
-// waits for the log nor fails when the log is down.
+// emitRefusal queues tr as the error trace of a request refused with
+// status and msg, off the response path like a proxy trace: a refusal
+// neither waits for the log nor fails when the log is down.
 func (s *Server) emitRefusal(app query.App, tr schemas.Trace, status int, msg string) {
-	finished := s.now()
-	lat := finished.Sub(tr.StartedAt).Milliseconds()
-	tr.FinishedAt, tr.LatencyMs = &finished, &lat
 	tr.Status, tr.FinalDecision, tr.CostUSD = schemas.StatusError, "error", new(float64)
 	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "http_status": status})
-	capTraceText(&tr)
-	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
-	s.stamp(&env, app, finished)
-	s.emitter.Emit(env)
+	s.queueTrace(app, tr, nil, "", "")
 }
 
 // finishChat records the trace on the log, then answers.

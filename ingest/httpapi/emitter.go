@@ -15,10 +15,11 @@ import (
 )
 
 // emitter produces proxy traces (and the error traces of refused Full
-// Control requests) off the response path: Emit never waits for the broker. A bounded buffer absorbs bursts; one goroutine takes
-// everything buffered once per linger window into Produce calls and retries
-// a failed batch until it is acknowledged or the emitter closes. Only a full
-// buffer drops, counted and logged. Emit wakes that goroutine only when the
+// Control requests) off the response path: Emit never waits for the
+// broker. A bounded buffer absorbs bursts; one goroutine takes everything
+// buffered once per linger window into Produce calls and retries a failed
+// batch until it is acknowledged or the emitter closes. Only a full buffer
+// drops, counted and logged. Emit wakes that goroutine only when the
 // buffer was empty, so under load it wakes once per window instead of once
 // per request (a wake-up per trace showed up as scheduler delay on the
 // request goroutines in a 2,000 req/s execution trace).

@@ -193,7 +193,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 		findings = pre.Findings
 		if pre.Governance == governance.ActionBlock {
 			tr.CostUSD = new(float64) // the upstream is never called: no LLM cost
-			s.emitProxy(app, tr, findings, governance.ActionBlock, "")
+			s.queueTrace(app, tr, findings, governance.ActionBlock, "")
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start))
 		}
 	}
@@ -201,7 +201,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	up, err := s.forward(c, body)
 	if err != nil {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
-		s.emitProxy(app, tr, findings, "", "")
+		s.queueTrace(app, tr, findings, "", "")
 		return err
 	}
 	defer up.Body.Close()
@@ -215,18 +215,18 @@ func (s *Server) proxyChat(c echo.Context) error {
 	raw, err := io.ReadAll(io.LimitReader(up.Body, 64<<20))
 	if err != nil {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
-		s.emitProxy(app, tr, findings, "", "")
+		s.queueTrace(app, tr, findings, "", "")
 		return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream connection broke while reading the answer")
 	}
 	if up.StatusCode >= 400 {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
-		s.emitProxy(app, tr, findings, "", "")
+		s.queueTrace(app, tr, findings, "", "")
 		return writeUpstream(c, up, raw)
 	}
 	contents, usage, upModel, readable := completionText(raw)
 	if !readable {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
-		s.emitProxy(app, tr, findings, "", "")
+		s.queueTrace(app, tr, findings, "", "")
 		if mode == modeVerify || mode == modeFull {
 			// An answer the gateway cannot read is one it cannot judge:
 			// never passed on unchecked.
@@ -283,13 +283,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 			}
 		}
 		if blocked.Governance == governance.ActionBlock {
-			// The trace keeps no answer on a block (emitProxy); a tool-call
+			// The trace keeps no answer on a block (queueTrace); a tool-call
 			// answer's arguments are never in the trace (it stores the content).
-			s.emitProxy(app, tr, findings, governance.ActionBlock, answer)
+			s.queueTrace(app, tr, findings, governance.ActionBlock, answer)
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start))
 		}
 	}
-	s.emitProxy(app, tr, findings, action, answer)
+	s.queueTrace(app, tr, findings, action, answer)
 	return writeUpstream(c, up, raw)
 }
 
@@ -527,7 +527,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 			}
 		}
 	}
-	s.emitProxy(app, tr, findings, "", text.String())
+	s.queueTrace(app, tr, findings, "", text.String())
 	return nil
 }
 
@@ -535,8 +535,8 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 // written to the client at once, so one buffer per stream, reused.
 var streamBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// emitProxy completes the trace and queues it for the log.
-func (s *Server) emitProxy(app query.App, tr schemas.Trace, findings []governance.Finding, action governance.Action, answer string) {
+// queueTrace completes the trace and queues it for the log.
+func (s *Server) queueTrace(app query.App, tr schemas.Trace, findings []governance.Finding, action governance.Action, answer string) {
 	finished := s.now()
 	lat := finished.Sub(tr.StartedAt).Milliseconds()
 	tr.FinishedAt, tr.LatencyMs = &finished, &lat
