@@ -772,10 +772,11 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 		if !ascii {
 			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
 		}
-		for _, suf := range unitSuffixes {
-			if ascii && (raw == "" || !unitStart[raw[0]|0x20]) {
-				break // no unit starts so (most numbers: "85 employees", "2024,")
-			}
+		units := unitSuffixes[:]
+		if ascii && (raw == "" || !unitStart[raw[0]|0x20]) {
+			units = nil // no unit starts so (most numbers: "85 employees", "2024,")
+		}
+		for _, suf := range units {
 			var has bool
 			if ascii {
 				has = scan.HasPrefixFold(raw, suf)
@@ -881,10 +882,10 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 	mult := 1.0
 	// A plain number (ends in a digit, no ':'; most numbers on both sides)
 	// has no time, no scale word and no letters to lower.
-	if len(l) == 0 || !isDigit(l[len(l)-1]) || strings.IndexByte(l, ':') >= 0 {
+	if colon := strings.IndexByte(l, ':') >= 0; len(l) == 0 || !isDigit(l[len(l)-1]) || colon {
 		l = strings.ToLower(s)
 		// A time has a ':' or ends in "am", "pm", "a.m.", "p.m.".
-		if e := l[max(0, len(l)-1):]; e == "m" || e == "." || strings.IndexByte(l, ':') >= 0 {
+		if e := l[max(0, len(l)-1):]; e == "m" || e == "." || colon {
 			if t, ok := parseTime(l); ok {
 				return t, 't', 0, true
 			}
