@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,10 +84,32 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 	}
 	body := []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
 	streamBody := []byte(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Summarise the quarterly numbers for the board in three sentences."}]}`)
-	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 512}}
+	direct, err := newRawClient(upURL)
+	if err != nil {
+		return res, err
+	}
+	defer direct.close()
+	gw, err := newRawClient(srv.url)
+	if err != nil {
+		return res, err
+	}
+	defer gw.close()
+	for _, rc := range []*rawClient{direct, gw} {
+		if err := rc.warm(64); err != nil {
+			return res, err
+		}
+	}
 
-	measure := func(rate int, url string, body []byte, hdr map[string]string, ttfb bool) ([]time.Duration, int, int) {
+	// measure sends rate requests/s for per, open loop: each request leaves
+	// at its scheduled time on a goroutine of its own, and its latency counts
+	// from that time, so a slow system cannot hide queueing.
+	measure := func(rate int, rc *rawClient, path string, body []byte, hdr map[string]string, ttfb bool) ([]time.Duration, int, int) {
 		n := int(float64(rate) * per.Seconds())
+		h := map[string]string{"Authorization": "Bearer sk-upstream-bench"}
+		for k, v := range hdr {
+			h[k] = v
+		}
+		req := rc.request(path, body, h)
 		lat := make([]time.Duration, 0, n)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -104,36 +124,19 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", "Bearer sk-upstream-bench")
-				for k, v := range hdr {
-					req.Header.Set(k, v)
+				r, err := rc.do(req, false)
+				end := time.Now()
+				if ttfb {
+					end = r.firstByte
 				}
-				// Latency counts from the scheduled send time (open loop: a
-				// slow system cannot hide queueing).
-				r, err := hc.Do(req)
-				var d time.Duration
-				if err == nil {
-					if ttfb {
-						br := bufio.NewReader(r.Body)
-						_, err = br.ReadByte()
-						d = time.Since(next)
-						_, _ = io.Copy(io.Discard, br)
-					} else {
-						_, err = io.Copy(io.Discard, r.Body)
-						d = time.Since(next)
-					}
-					r.Body.Close()
-					if r.StatusCode != http.StatusOK {
-						err = fmt.Errorf("status %d", r.StatusCode)
-					}
+				if err == nil && r.status != http.StatusOK {
+					err = fmt.Errorf("status %d", r.status)
 				}
 				mu.Lock()
 				if err != nil {
 					errs++
 				} else {
-					lat = append(lat, d)
+					lat = append(lat, end.Sub(next))
 				}
 				mu.Unlock()
 			}()
@@ -149,16 +152,16 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 		return l[min(len(l)-1, int(p*float64(len(l))))]
 	}
 	run := func(label string, rate int, pbody []byte, mode string, ttfb bool) ProxyRow {
-		direct, _, _ := measure(rate, upURL+"/chat/completions", pbody, nil, ttfb)
-		through, sent, errs := measure(rate, srv.url+"/v1/chat/completions", pbody, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": mode}, ttfb)
+		dlat, _, _ := measure(rate, direct, "/chat/completions", pbody, nil, ttfb)
+		through, sent, errs := measure(rate, gw, "/v1/chat/completions", pbody, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": mode}, ttfb)
 		row := ProxyRow{Label: label, Rate: rate, Sent: sent, Errs: errs,
-			DirectP50: q(direct, .5), DirectP99: q(direct, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+			DirectP50: q(dlat, .5), DirectP99: q(dlat, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
 		row.AddedP50, row.AddedP99 = row.ProxyP50-row.DirectP50, row.ProxyP99-row.DirectP99
 		cfg.Logger.Info("bench proxy", "label", label, "rate", rate, "added_p50", row.AddedP50, "added_p99", row.AddedP99, "errors", errs)
 		return row
 	}
 	// Warm-up: connections, policy cache.
-	measure(200, srv.url+"/v1/chat/completions", body, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": "guard"}, false)
+	measure(200, gw, "/v1/chat/completions", body, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": "guard"}, false)
 	for _, rate := range rates {
 		row := run("observe", rate, body, "observe", false)
 		res.Rows = append(res.Rows, row)
@@ -176,10 +179,10 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 	prompt := strings.Repeat("Please summarise the quarterly revenue figures for the board. ", 17)[:1024]
 	fcBody, _ := json.Marshal(map[string]any{"prompt": prompt})
 	upBody, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []any{map[string]any{"role": "user", "content": prompt}}})
-	direct, _, _ := measure(1000, upURL+"/chat/completions", upBody, nil, false)
-	through, sent, errs := measure(1000, srv.url+"/v1/chat", fcBody, map[string]string{"X-API-Key": fcKey}, false)
+	dlat, _, _ := measure(1000, direct, "/chat/completions", upBody, nil, false)
+	through, sent, errs := measure(1000, gw, "/v1/chat", fcBody, map[string]string{"X-API-Key": fcKey}, false)
 	fc := ProxyRow{Label: "full control POST /v1/chat (1 KB prompt and answer)", Rate: 1000, Sent: sent, Errs: errs,
-		DirectP50: q(direct, .5), DirectP99: q(direct, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+		DirectP50: q(dlat, .5), DirectP99: q(dlat, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
 	fc.AddedP50, fc.AddedP99 = fc.ProxyP50-fc.DirectP50, fc.ProxyP99-fc.DirectP99
 	res.Rows = append(res.Rows, fc)
 	res.PeakRSSBytes = peakRSS(srv.cmd.Process.Pid)
