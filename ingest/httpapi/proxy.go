@@ -161,6 +161,9 @@ func (s *Server) proxyChat(c echo.Context) error {
 	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(), Model: pr.Model,
 		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID, Prompt: prompt, Status: schemas.StatusOK,
 		FinalDecision: "pass"}
+	if mode != modeObserve {
+		tr.FinalDecision = string(governance.ActionAllow) // judged and let through; "pass" means not judged
+	}
 	// The effective mode prices the call (DESIGN.md 5: proxy billing).
 	tr.Metadata, _ = json.Marshal(map[string]string{"service_mode": mode})
 	for _, d := range []struct {
@@ -194,6 +197,9 @@ func (s *Server) proxyChat(c echo.Context) error {
 		if pre.Governance == governance.ActionBlock {
 			tr.CostUSD = new(float64) // the upstream is never called: no LLM cost
 			s.queueTrace(app, tr, findings, governance.ActionBlock, "")
+			if pr.Stream {
+				return writeBlockStream(c, requestID, pr.Model, pre, start)
+			}
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start))
 		}
 	}
@@ -402,21 +408,46 @@ func (s *Server) proxyProvider() string {
 
 // blockCompletion is the exact block body of spec 4.1.
 func blockCompletion(requestID, model string, d governance.Decision, start time.Time) map[string]any {
-	reason := "blocked by policy"
-	for _, f := range d.Findings {
-		if f.Action == governance.ActionBlock {
-			reason = fmt.Sprintf("%s (confidence %.2f)", f.Policy, f.Confidence)
-			break
-		}
-	}
 	return map[string]any{
 		"id": "chatcmpl-svc-" + requestID, "object": "chat.completion", "created": start.Unix(), "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": proxyBlockNotice},
 			"finish_reason": "content_filter"}},
 		"usage":              map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
 		"system_fingerprint": "service_blocked",
-		"svc_block":          map[string]string{"reason": reason},
+		"svc_block":          map[string]string{"reason": blockReason(d)},
 	}
+}
+
+// writeBlockStream answers a blocked stream:true request with the block of
+// spec 4.1 as an event stream: one chat.completion.chunk carrying the
+// notice, finish_reason content_filter, zero usage, system_fingerprint and
+// svc_block, then [DONE]. A streaming client iterates chunks; a JSON body
+// would reach it as a stream with no chunk at all.
+func writeBlockStream(c echo.Context, requestID, model string, d governance.Decision, start time.Time) error {
+	chunk, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-svc-" + requestID, "object": "chat.completion.chunk", "created": start.Unix(), "model": model,
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": proxyBlockNotice},
+			"finish_reason": "content_filter"}},
+		"usage":              map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+		"system_fingerprint": "service_blocked",
+		"svc_block":          map[string]string{"reason": blockReason(d)},
+	})
+	w := c.Response()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_, err := fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", chunk)
+	return err
+}
+
+// blockReason names the blocking policy and its confidence (spec 4.1).
+func blockReason(d governance.Decision) string {
+	for _, f := range d.Findings {
+		if f.Action == governance.ActionBlock {
+			return fmt.Sprintf("%s (confidence %.2f)", f.Policy, f.Confidence)
+		}
+	}
+	return "blocked by policy"
 }
 
 // proxyStream copies the upstream's event stream to the client as it

@@ -36,7 +36,7 @@ func TestProxyToolCallGovernance(t *testing.T) {
 		{"observe passes the secret through", "observe", nil, llmfake.Reply{ToolCalls: secretCall},
 			"same", "", nil, "pass", nil, ""},
 		{"guard has no post-flight", "guard", nil, llmfake.Reply{ToolCalls: secretCall},
-			"same", "", nil, "pass", nil, ""},
+			"same", "", nil, "allow", nil, ""},
 		{"one call of two blocks the answer", "verify", nil, llmfake.Reply{ToolCalls: `[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},` +
 			`{"id":"c2","type":"function","function":{"name":"upload","arguments":"{\"data\":\"` + toolSecret + `\"}"}}]`},
 			"block", "", nil, "block", []string{"secrets.aws_access_key_id"}, toolSecret},
@@ -52,10 +52,10 @@ func TestProxyToolCallGovernance(t *testing.T) {
 			"rewrite", `{"to":"[EMAIL]"}`, "Writing to [EMAIL]", "rewrite", []string{"pii.email", "pii.email"}, toolEmail},
 		{"allow and record", "verify", []map[string]any{rulePostPIIRecord},
 			llmfake.Reply{ToolCalls: oneCall("call_1", "send_email", `{"to":"`+toolEmail+`"}`)},
-			"same", "", nil, "pass", []string{"pii.email"}, ""},
+			"same", "", nil, "allow", []string{"pii.email"}, ""},
 		{"clean call byte for byte", "full", nil,
 			llmfake.Reply{ToolCalls: oneCall("call_1", "get_weather", `{ "city" : "Paris",	"note": "a<b & \"c\" \u00e9" }`)},
-			"same", "", nil, "pass", nil, ""},
+			"same", "", nil, "allow", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +102,7 @@ func TestProxyToolCallGovernance(t *testing.T) {
 			}
 			tr := pe.traces(t, 1)[0].Trace
 			require.Equal(t, tt.decision, tr.FinalDecision)
-			require.Equal(t, map[string]string{"block": schemas.StatusBlocked, "rewrite": schemas.StatusRewritten, "pass": schemas.StatusOK}[tt.decision], tr.Status)
+			require.Equal(t, map[string]string{"block": schemas.StatusBlocked, "rewrite": schemas.StatusRewritten, "pass": schemas.StatusOK, "allow": schemas.StatusOK}[tt.decision], tr.Status)
 			var hits []string
 			for _, h := range tr.PolicyHits {
 				hits = append(hits, h.Policy)
@@ -199,7 +199,7 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 			"", "block", []string{"secrets.aws_access_key_id"}},
 		{"second choice's tool call rewritten", two(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"send_email","arguments":"{\"to\":\"` + toolEmail + `\"}"}}]}`),
 			two(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"send_email","arguments":"{\"to\":\"[EMAIL]\"}"}}]}`), "rewrite", []string{"pii.email"}},
-		{"clean choices byte for byte", two(`{"role":"assistant","content":"Also fine."}`), "", "pass", nil},
+		{"clean choices byte for byte", two(`{"role":"assistant","content":"Also fine."}`), "", "allow", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestProxyEveryChoiceGoverned(t *testing.T) {
 			case "block":
 				require.Equal(t, "service_blocked", r.JSON(t)["system_fingerprint"])
 				require.NotContains(t, string(r.Body), toolSecret)
-			case "pass":
+			case "allow":
 				require.Equal(t, tt.upstream, string(r.Body))
 			default:
 				require.Equal(t, tt.want, string(r.Body))
