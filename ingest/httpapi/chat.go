@@ -595,7 +595,17 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 		}
 	}
 	s.emitRefusal(app, tr, status, msg)
-	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": tr.RequestID})
+	return chatError(c, status, msg, tr.RequestID)
+}
+
+// chatError is a Full Control error answer, {ok:false, error, request_id};
+// on the chat-completions shape it also carries the X-Service-Request-Id
+// header every answer of that shape has.
+func chatError(c echo.Context, status int, msg, requestID string) error {
+	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
+		c.Response().Header().Set("X-Service-Request-Id", requestID)
+	}
+	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": requestID})
 }
 
 // refusal is the status and message an error answers with, when it is a
@@ -708,7 +718,7 @@ func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Tra
 	if perr := s.produce(c, []schemas.Envelope{env}); perr != nil {
 		s.logger.WarnContext(c.Request().Context(), "chat error trace not recorded", "request_id", tr.RequestID, "err", perr)
 	}
-	return c.JSON(status, map[string]any{"ok": false, "error": msg, "request_id": tr.RequestID})
+	return chatError(c, status, msg, tr.RequestID)
 }
 
 // credentials returns the upstream key: the application's sealed BYOK key,

@@ -429,7 +429,24 @@ func TestChatCompletionsShape(t *testing.T) {
 	require.EqualValues(t, 0, m["usage"].(map[string]any)["total_tokens"])
 
 	requireError(t, do(map[string]any{"model": "x"}, "X-Service-Api-Key", "gwk_x"), http.StatusUnauthorized) // the proxy path
-	requireError(t, ce.do("POST", "/v1/chat/completions", map[string]any{"model": "x"}), http.StatusUnauthorized)
+	// Without a valid service key the 401 names the service API key and both
+	// meanings of the path (spec 7), whether nothing or only an upstream key
+	// came as the bearer.
+	for _, hdr := range [][]string{nil, {"Authorization", "Bearer sk-upstream-not-ours"}} {
+		m := requireError(t, ce.do("POST", "/v1/chat/completions", map[string]any{"model": "x"}, hdr...), http.StatusUnauthorized)
+		require.Contains(t, m["error"], "service API key")
+		require.Contains(t, m["error"], "X-Service-Api-Key")
+	}
+
+	// Errors of this shape carry X-Service-Request-Id like its answers.
+	r = do(map[string]any{"messages": []any{map[string]any{"role": "wizard", "content": "hi"}}})
+	m = requireError(t, r, http.StatusBadRequest)
+	require.Equal(t, m["request_id"], r.Header.Get("X-Service-Request-Id"))
+	ce.fake.Push(llmfake.Reply{Status: 429, Body: `{"error":{"message":"Rate limit reached"}}`})
+	r = do(map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}})
+	m = requireError(t, r, 429)
+	require.NotEmpty(t, m["request_id"])
+	require.Equal(t, m["request_id"], r.Header.Get("X-Service-Request-Id"))
 }
 
 // sseEvents splits an SSE body into its data payloads.

@@ -24,12 +24,19 @@ func (s *Server) postChatCompletions(c echo.Context) error {
 	if h.Get("X-Service-Api-Key") != "" || h.Get("X-API-Key") != "" {
 		return s.proxyChat(c)
 	}
-	if auth.BearerToken(h) == "" {
-		return fail(http.StatusUnauthorized, "invalid or missing API key: send the application's key as Authorization: Bearer")
-	}
 	c.Set(keyChatShape, true)
+	if auth.BearerToken(h) == "" {
+		return fail(http.StatusUnauthorized, chatShapeKeyMissing)
+	}
 	return s.postChat(c)
 }
+
+// chatShapeKeyMissing is the 401 of /v1/chat/completions without a valid
+// service key. Both meanings of the path are named (spec 7: the proxy's
+// 401 says the service API key is required): a proxy user who sent only
+// the upstream key must not be told to put the service key in
+// Authorization, where it would replace that upstream key.
+const chatShapeKeyMissing = "invalid or missing service API key: for the proxy send it in X-Service-Api-Key (your upstream key stays in Authorization: Bearer); for Full Control send it as Authorization: Bearer"
 
 // completionGovernance is the extra `governance` object of a Full Control
 // chat.completion.

@@ -54,6 +54,9 @@ func (s *Server) serviceApp(c echo.Context, mode, endpoint string) (query.App, e
 	app, err := s.keys.Resolve(c.Request().Context(), auth.ExtractAPIKey(c.Request().Header))
 	switch {
 	case errors.Is(err, auth.ErrInvalidKey):
+		if shaped, _ := c.Get(keyChatShape).(bool); shaped {
+			return app, fail(http.StatusUnauthorized, chatShapeKeyMissing)
+		}
 		return app, fail(http.StatusUnauthorized, "invalid or missing API key: send the application's key in X-API-Key or Authorization: Bearer")
 	case err != nil:
 		return app, unavailable("cannot check the API key right now; retry", err)
