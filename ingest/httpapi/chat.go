@@ -526,8 +526,10 @@ func withoutStage(f []governance.Finding, st governance.Stage) []governance.Find
 	return out
 }
 
-// chatReasons maps engine reasons to the chat's stages: tool outputs are
-// checked before they reach the LLM, so they are pre-flight.
+// chatReasons maps engine reasons to the spec's reason entries, for chat and
+// Verify alike: a reason's stage is pre-flight or post-flight (spec 2), and
+// a tool output is input to the LLM, so pre-flight. policy_hits keep the
+// engine's stage, `tool` included (their shape is the project's).
 func chatReasons(rs []governance.Reason) []chatReason {
 	out := []chatReason{}
 	for _, r := range rs {

@@ -39,7 +39,7 @@ type verifyResponse struct {
 	MismatchType  string                 `json:"mismatch_type"`
 	PolicyHits    []governance.Finding   `json:"policy_hits"`
 	Explanation   governance.Explanation `json:"explanation"`
-	Reasons       []governance.Reason    `json:"reasons"`
+	Reasons       []chatReason           `json:"reasons"`
 	RiskScore     float64                `json:"risk_score"`
 }
 
@@ -162,7 +162,7 @@ func (s *Server) postVerify(c echo.Context) error {
 	return c.JSON(http.StatusOK, verifyResponse{
 		OK: true, RequestID: tr.RequestID, Answer: dec.Answer, AnswerChanged: dec.AnswerChanged,
 		Governance: dec.Governance, MismatchType: dec.MismatchType, PolicyHits: nonNil(dec.Findings),
-		Explanation: dec.Explanation, Reasons: dec.Reasons, RiskScore: dec.RiskScore,
+		Explanation: dec.Explanation, Reasons: chatReasons(dec.Reasons), RiskScore: dec.RiskScore,
 	})
 }
 
