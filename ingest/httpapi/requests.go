@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -19,17 +20,60 @@ const (
 	maxListLimit     = 1000
 )
 
-// traceView is a trace as the console API returns it: the schemas.Trace
-// fields plus app_id.
+// traceView is a trace as the console API returns it. Every field of the
+// spec's Trace resource is present, null when unknown, so a typed client
+// reads one shape whatever the caller sent; policy_hits is an array, []
+// when nothing fired. parent_request_id (a tool call's parent), prompt and
+// answer (the listing leaves those two out) appear only when set.
 type traceView struct {
-	schemas.Trace
-	AppID string `json:"app_id"`
+	RequestID        string              `json:"request_id"`
+	ParentRequestID  string              `json:"parent_request_id,omitempty"`
+	AppID            string              `json:"app_id"`
+	Mode             string              `json:"mode"`
+	StartedAt        time.Time           `json:"started_at"`
+	FinishedAt       *time.Time          `json:"finished_at"`
+	Provider         *string             `json:"provider"`
+	Model            *string             `json:"model"`
+	UseCase          *string             `json:"use_case"`
+	TeamID           *string             `json:"team_id"`
+	IntegrationID    *string             `json:"integration_id"`
+	EndUserID        *string             `json:"end_user_id"`
+	UserID           *string             `json:"user_id"`
+	SessionID        *string             `json:"session_id"`
+	PromptTokens     int64               `json:"prompt_tokens"`
+	CompletionTokens int64               `json:"completion_tokens"`
+	TotalTokens      int64               `json:"total_tokens"`
+	CostUSD          *float64            `json:"cost_usd"`
+	LatencyMs        *int64              `json:"latency_ms"`
+	Status           string              `json:"status"`
+	FinalDecision    *string             `json:"final_decision"`
+	RiskScore        *float64            `json:"risk_score"`
+	PolicyHits       []schemas.PolicyHit `json:"policy_hits"`
+	Metadata         json.RawMessage     `json:"metadata"` // nil is null
+	Prompt           string              `json:"prompt,omitempty"`
+	Answer           string              `json:"answer,omitempty"`
+	ReceivedAt       time.Time           `json:"received_at"`
 }
 
-// viewOf is the console view of a stored trace. policy_hits is an array
-// (the spec's Trace resource), [] when nothing fired, never null.
+// viewOf is the console view of a stored trace.
 func viewOf(r query.TraceRow) traceView {
-	v := traceView{Trace: r.Trace, AppID: r.AppID}
+	t := r.Trace
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	v := traceView{
+		RequestID: t.RequestID, ParentRequestID: t.ParentRequestID, AppID: r.AppID, Mode: t.Mode,
+		StartedAt: t.StartedAt, FinishedAt: t.FinishedAt, Provider: opt(t.Provider), Model: opt(t.Model),
+		UseCase: opt(t.UseCase), TeamID: opt(t.TeamID), IntegrationID: opt(t.IntegrationID),
+		EndUserID: opt(t.EndUserID), UserID: opt(t.UserID), SessionID: opt(t.SessionID),
+		PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, TotalTokens: t.TotalTokens,
+		CostUSD: t.CostUSD, LatencyMs: t.LatencyMs, Status: t.Status, FinalDecision: opt(t.FinalDecision),
+		RiskScore: t.RiskScore, PolicyHits: t.PolicyHits, Metadata: t.Metadata, Prompt: t.Prompt, Answer: t.Answer,
+		ReceivedAt: t.ReceivedAt,
+	}
 	if v.PolicyHits == nil {
 		v.PolicyHits = []schemas.PolicyHit{}
 	}

@@ -192,6 +192,17 @@ func TestRequestAndSession(t *testing.T) {
 	require.Equal(t, "answer 4", m["answer"])
 	require.Equal(t, map[string]any{"team": "t0", "tier": "gold"}, m["metadata"])
 	require.Equal(t, []any{}, m["policy_hits"], "an array (spec: Trace resource), not null, when nothing fired")
+	// Every field of the spec's Trace resource is present, null when the
+	// trace has no value for it.
+	for _, k := range []string{"request_id", "mode", "started_at", "finished_at", "provider", "model", "use_case", "team_id",
+		"integration_id", "end_user_id", "session_id", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
+		"latency_ms", "status", "final_decision", "risk_score", "policy_hits", "user_id", "metadata", "received_at"} {
+		require.Contains(t, m, k)
+	}
+	for _, k := range []string{"finished_at", "provider", "team_id", "session_id", "user_id", "cost_usd"} {
+		require.Nil(t, m[k], k)
+	}
+	require.Equal(t, "gpt-a", m["model"])
 	r = e.do("GET", "/api/console/requests?limit=2", nil, bearer(a.token)...)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	for _, d := range r.JSON(t)["data"].([]any) {
