@@ -200,7 +200,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			if pr.Stream {
 				return writeBlockStream(c, requestID, pr.Model, pre, start)
 			}
-			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start))
+			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, pre, start, false))
 		}
 	}
 
@@ -292,7 +292,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			// The trace keeps no answer on a block (queueTrace); a tool-call
 			// answer's arguments are never in the trace (it stores the content).
 			s.queueTrace(app, tr, findings, governance.ActionBlock, answer)
-			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start))
+			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start, false))
 		}
 	}
 	s.queueTrace(app, tr, findings, action, answer)
@@ -406,11 +406,17 @@ func (s *Server) proxyProvider() string {
 	return llm.OpenAI
 }
 
-// blockCompletion is the exact block body of spec 4.1.
-func blockCompletion(requestID, model string, d governance.Decision, start time.Time) map[string]any {
+// blockCompletion is the exact block body of spec 4.1; as a stream chunk
+// (object chat.completion.chunk, the notice in delta) for a blocked
+// stream:true request.
+func blockCompletion(requestID, model string, d governance.Decision, start time.Time, chunk bool) map[string]any {
+	object, msgKey := "chat.completion", "message"
+	if chunk {
+		object, msgKey = "chat.completion.chunk", "delta"
+	}
 	return map[string]any{
-		"id": "chatcmpl-svc-" + requestID, "object": "chat.completion", "created": start.Unix(), "model": model,
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": proxyBlockNotice},
+		"id": "chatcmpl-svc-" + requestID, "object": object, "created": start.Unix(), "model": model,
+		"choices": []any{map[string]any{"index": 0, msgKey: map[string]any{"role": "assistant", "content": proxyBlockNotice},
 			"finish_reason": "content_filter"}},
 		"usage":              map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
 		"system_fingerprint": "service_blocked",
@@ -418,20 +424,11 @@ func blockCompletion(requestID, model string, d governance.Decision, start time.
 	}
 }
 
-// writeBlockStream answers a blocked stream:true request with the block of
-// spec 4.1 as an event stream: one chat.completion.chunk carrying the
-// notice, finish_reason content_filter, zero usage, system_fingerprint and
-// svc_block, then [DONE]. A streaming client iterates chunks; a JSON body
-// would reach it as a stream with no chunk at all.
+// writeBlockStream answers a blocked stream:true request with the block as
+// an event stream: its one chunk, then [DONE]. A streaming client iterates
+// chunks; a JSON body would reach it as a stream with no chunk at all.
 func writeBlockStream(c echo.Context, requestID, model string, d governance.Decision, start time.Time) error {
-	chunk, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-svc-" + requestID, "object": "chat.completion.chunk", "created": start.Unix(), "model": model,
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": proxyBlockNotice},
-			"finish_reason": "content_filter"}},
-		"usage":              map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-		"system_fingerprint": "service_blocked",
-		"svc_block":          map[string]string{"reason": blockReason(d)},
-	})
+	chunk, _ := json.Marshal(blockCompletion(requestID, model, d, start, true))
 	w := c.Response()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")

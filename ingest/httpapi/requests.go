@@ -20,42 +20,30 @@ const (
 	maxListLimit     = 1000
 )
 
-// traceView is a trace as the console API returns it. Every field of the
-// spec's Trace resource is present, null when unknown, so a typed client
-// reads one shape whatever the caller sent; policy_hits is an array, []
-// when nothing fired. parent_request_id (a tool call's parent), prompt and
-// answer (the listing leaves those two out) appear only when set.
+// traceView is a trace as the console API returns it: schemas.Trace plus
+// app_id, with every field of the spec's Trace resource present, null when
+// unknown, so a typed client reads one shape whatever the caller sent. The
+// fields below shadow the trace's omitempty ones of the same JSON name;
+// parent_request_id (a tool call's parent), prompt and answer (the listing
+// leaves those two out) appear only when set.
 type traceView struct {
-	RequestID        string              `json:"request_id"`
-	ParentRequestID  string              `json:"parent_request_id,omitempty"`
-	AppID            string              `json:"app_id"`
-	Mode             string              `json:"mode"`
-	StartedAt        time.Time           `json:"started_at"`
-	FinishedAt       *time.Time          `json:"finished_at"`
-	Provider         *string             `json:"provider"`
-	Model            *string             `json:"model"`
-	UseCase          *string             `json:"use_case"`
-	TeamID           *string             `json:"team_id"`
-	IntegrationID    *string             `json:"integration_id"`
-	EndUserID        *string             `json:"end_user_id"`
-	UserID           *string             `json:"user_id"`
-	SessionID        *string             `json:"session_id"`
-	PromptTokens     int64               `json:"prompt_tokens"`
-	CompletionTokens int64               `json:"completion_tokens"`
-	TotalTokens      int64               `json:"total_tokens"`
-	CostUSD          *float64            `json:"cost_usd"`
-	LatencyMs        *int64              `json:"latency_ms"`
-	Status           string              `json:"status"`
-	FinalDecision    *string             `json:"final_decision"`
-	RiskScore        *float64            `json:"risk_score"`
-	PolicyHits       []schemas.PolicyHit `json:"policy_hits"`
-	Metadata         json.RawMessage     `json:"metadata"` // nil is null
-	Prompt           string              `json:"prompt,omitempty"`
-	Answer           string              `json:"answer,omitempty"`
-	ReceivedAt       time.Time           `json:"received_at"`
+	schemas.Trace
+	AppID         string          `json:"app_id"`
+	FinishedAt    *time.Time      `json:"finished_at"`
+	Provider      *string         `json:"provider"`
+	Model         *string         `json:"model"`
+	UseCase       *string         `json:"use_case"`
+	TeamID        *string         `json:"team_id"`
+	IntegrationID *string         `json:"integration_id"`
+	EndUserID     *string         `json:"end_user_id"`
+	UserID        *string         `json:"user_id"`
+	SessionID     *string         `json:"session_id"`
+	FinalDecision *string         `json:"final_decision"`
+	Metadata      json.RawMessage `json:"metadata"` // nil is null
 }
 
-// viewOf is the console view of a stored trace.
+// viewOf is the console view of a stored trace; policy_hits is an array,
+// [] when nothing fired.
 func viewOf(r query.TraceRow) traceView {
 	t := r.Trace
 	opt := func(s string) *string {
@@ -64,20 +52,12 @@ func viewOf(r query.TraceRow) traceView {
 		}
 		return &s
 	}
-	v := traceView{
-		RequestID: t.RequestID, ParentRequestID: t.ParentRequestID, AppID: r.AppID, Mode: t.Mode,
-		StartedAt: t.StartedAt, FinishedAt: t.FinishedAt, Provider: opt(t.Provider), Model: opt(t.Model),
-		UseCase: opt(t.UseCase), TeamID: opt(t.TeamID), IntegrationID: opt(t.IntegrationID),
-		EndUserID: opt(t.EndUserID), UserID: opt(t.UserID), SessionID: opt(t.SessionID),
-		PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, TotalTokens: t.TotalTokens,
-		CostUSD: t.CostUSD, LatencyMs: t.LatencyMs, Status: t.Status, FinalDecision: opt(t.FinalDecision),
-		RiskScore: t.RiskScore, PolicyHits: t.PolicyHits, Metadata: t.Metadata, Prompt: t.Prompt, Answer: t.Answer,
-		ReceivedAt: t.ReceivedAt,
+	if t.PolicyHits == nil {
+		t.PolicyHits = []schemas.PolicyHit{}
 	}
-	if v.PolicyHits == nil {
-		v.PolicyHits = []schemas.PolicyHit{}
-	}
-	return v
+	return traceView{Trace: t, AppID: r.AppID, FinishedAt: t.FinishedAt, Provider: opt(t.Provider), Model: opt(t.Model),
+		UseCase: opt(t.UseCase), TeamID: opt(t.TeamID), IntegrationID: opt(t.IntegrationID), EndUserID: opt(t.EndUserID),
+		UserID: opt(t.UserID), SessionID: opt(t.SessionID), FinalDecision: opt(t.FinalDecision), Metadata: t.Metadata}
 }
 
 type listResponse struct {
