@@ -327,6 +327,13 @@ func (s *Server) postChat(c echo.Context) error {
 		return reject(unavailable("cannot load the application's policy right now; retry", err))
 	}
 
+	// X-Session-Id names the session when the body does not, as on Verify and
+	// the proxy: an OpenAI client sets a header more easily than a body field.
+	if req.SessionID == "" {
+		if req.SessionID, err = dimension(c, "X-Session-Id", ""); err != nil {
+			return reject(err)
+		}
+	}
 	// History: a prompt-only request in a session continues its stored turns.
 	msgs := req.Messages
 	if len(msgs) == 0 && req.SessionID != "" {

@@ -260,6 +260,22 @@ func TestChatSessionHistory(t *testing.T) {
 	require.Contains(t, sent, "My name is Ada.")
 	require.Contains(t, sent, "Hello Ada!")
 	require.Equal(t, "sess-1", ce.log.all()[0].Trace.SessionID)
+
+	// X-Session-Id names the session when the body does not; the body wins.
+	for _, tc := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"prompt": "What is my name?"}, "sess-1"},
+		{map[string]any{"prompt": "What is my name?", "session_id": "sess-2"}, "sess-2"},
+	} {
+		ce.log.reset()
+		before = len(ce.fake.Received())
+		r := ce.chat(tc.body, "X-Session-Id", "sess-1")
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		require.Equal(t, tc.want, ce.log.all()[0].Trace.SessionID)
+		require.Equal(t, tc.want == "sess-1", strings.Contains(string(ce.fake.Received()[before]), "Hello Ada!"), "history of the named session only")
+	}
 }
 
 func TestChatBadInput(t *testing.T) {
