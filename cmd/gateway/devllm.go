@@ -38,7 +38,7 @@ func cmdDevLLM(ctx context.Context, args []string, stdout io.Writer, logger *slo
 	if err != nil {
 		return fmt.Errorf("dev-llm listen: %w", err)
 	}
-	srv := &http.Server{Handler: &llmfake.Server{}, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: &llmfake.Server{NoRecord: true}, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "dev-llm (a fake LLM for development) on http://%s/v1 (OpenAI Chat Completions format)\n", ln.Addr())
 	logger.Info("dev-llm ready", "addr", ln.Addr().String())
 	go func() {

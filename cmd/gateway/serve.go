@@ -132,7 +132,7 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		if err != nil {
 			return fmt.Errorf("demo fake LLM: %w", err)
 		}
-		fsrv := &http.Server{Handler: &llmfake.Server{}, ReadHeaderTimeout: 10 * time.Second}
+		fsrv := &http.Server{Handler: &llmfake.Server{NoRecord: true}, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = fsrv.Serve(fl) }()
 		defer fsrv.Close()
 		cfg.ProviderURLs[llm.OpenAI] = "http://" + fl.Addr().String() + "/v1"

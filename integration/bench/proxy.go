@@ -61,7 +61,7 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 	if err != nil {
 		return res, err
 	}
-	upSrv := &http.Server{Handler: &llmfake.Server{}, ReadHeaderTimeout: 10 * time.Second}
+	upSrv := &http.Server{Handler: &llmfake.Server{NoRecord: true}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = upSrv.Serve(ln) }()
 	defer upSrv.Close()
 	upURL := "http://" + ln.Addr().String()

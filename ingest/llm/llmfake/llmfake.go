@@ -21,6 +21,9 @@ type Server struct {
 	// the first chunk makes a time-to-first-byte measure, on a small
 	// machine, the CPU contention of the burst rather than the first byte.
 	FirstChunkGap time.Duration
+	// NoRecord keeps no request bodies (Received stays empty): a long-running
+	// demo or benchmark upstream would otherwise grow without bound.
+	NoRecord bool
 
 	mu sync.Mutex
 	// Script, when non-empty, is answered in order (then the default).
@@ -81,7 +84,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, raw)
+	if !s.NoRecord {
+		s.requests = append(s.requests, raw)
+	}
 	var reply Reply
 	if len(s.script) > 0 {
 		reply, s.script = s.script[0], s.script[1:]
