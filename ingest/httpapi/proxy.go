@@ -113,8 +113,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 		}
 		return err
 	}
-	if auth.BearerToken(h) == "" {
+	switch bearer := auth.BearerToken(h); {
+	case bearer == "":
 		return reject(fail(http.StatusUnauthorized, "the upstream API key is required: send Authorization: Bearer <UPSTREAM_API_KEY>; nothing was forwarded"))
+	case strings.HasPrefix(bearer, auth.APIKeyPrefix):
+		// Authorization is forwarded verbatim: a service key there (a client
+		// that sends its key both ways) would be handed to the vendor.
+		return reject(fail(http.StatusUnauthorized, "Authorization carries a service API key ("+auth.APIKeyPrefix+"…), which the proxy would forward to the upstream: send the upstream vendor's key as Authorization: Bearer, or drop X-Service-Api-Key / X-API-Key to use Full Control; nothing was forwarded"))
 	}
 	mode := h.Get("X-Service-Mode")
 	if mode == "" { // the tenant's default (spec 4.1), else the operator's

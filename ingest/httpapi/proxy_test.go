@@ -217,6 +217,8 @@ func TestProxyErrors(t *testing.T) {
 		msg  string
 	}{
 		{pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", pe.key), http.StatusUnauthorized, "upstream API key"},
+		// A service key as the bearer would be forwarded to the vendor.
+		{pe.do("POST", "/v1/chat/completions", chatBody, "X-API-Key", pe.key, "Authorization", "Bearer "+pe.key), http.StatusUnauthorized, "carries a service API key"},
 		{pe.call("not json"), http.StatusBadRequest, "JSON"},
 		{pe.call(chatBody, "X-Service-Mode", "turbo"), http.StatusBadRequest, "X-Service-Mode"},
 	} {
