@@ -723,7 +723,15 @@ type trigRef struct {
 	phrase string
 }
 
-// triggerIndex maps the first word of each word trigger to its signals;
+// triggerWord is the first word of word triggers and their signals.
+type triggerWord struct {
+	word string
+	refs []trigRef
+}
+
+// triggerIndex[shapeKey(first, last byte)] lists the first words of the
+// word triggers with that shape (a handful per entry, so a comparison or
+// two instead of hashing every candidate word for a map);
 // symbolTriggers start with punctuation ("<|", "###") or a non-ASCII letter
 // (Chinese and Japanese put no spaces between words) and are searched as
 // substrings, the non-ASCII ones only in texts with non-ASCII bytes.
@@ -731,14 +739,17 @@ type trigRef struct {
 var triggerIndex, symbolTriggers = buildTriggers()
 
 // triggerShape has bit n of entry shapeKey(first, last byte) set when some
-// key of triggerIndex starts and ends with those bytes and is n bytes long
-// (n < 32): most words fail this before any map lookup.
+// word of triggerIndex starts and ends with those bytes and is n bytes long
+// (n < 32): most words fail this before any comparison.
 var triggerShape = func() (t [1024]uint32) {
-	for k := range triggerIndex {
-		if len(k) >= 32 {
-			panic("injection: trigger word too long for triggerShape: " + k)
+	for _, ws := range triggerIndex {
+		for _, w := range ws {
+			k := w.word
+			if len(k) >= 32 {
+				panic("injection: trigger word too long for triggerShape: " + k)
+			}
+			t[shapeKey(k[0], k[len(k)-1])] |= 1 << len(k)
 		}
-		t[shapeKey(k[0], k[len(k)-1])] |= 1 << len(k)
 	}
 	return t
 }()
@@ -746,11 +757,21 @@ var triggerShape = func() (t [1024]uint32) {
 // shapeKey: five low bits of each byte (unique for a-z).
 func shapeKey(first, last byte) int { return int(first&31)<<5 | int(last&31) }
 
-func buildTriggers() (map[string][]trigRef, []trigRef) {
+// wordTriggers returns the triggers whose first word is w.
+func wordTriggers(w string) []trigRef {
+	for _, t := range triggerIndex[shapeKey(w[0], w[len(w)-1])] {
+		if t.word == w {
+			return t.refs
+		}
+	}
+	return nil
+}
+
+func buildTriggers() (*[1024][]triggerWord, []trigRef) {
 	if len(signalREs) > maxSignals {
 		panic("injection: more signals than maxSignals")
 	}
-	idx := map[string][]trigRef{}
+	idx := new([1024][]triggerWord)
 	var sym []trigRef
 	for si, s := range signalREs {
 		for _, t := range s.triggers {
@@ -762,7 +783,13 @@ func buildTriggers() (map[string][]trigRef, []trigRef) {
 			if i := strings.IndexAny(t, " -"); i > 0 {
 				first = t[:i]
 			}
-			idx[first] = append(idx[first], trigRef{si, t})
+			ws := &idx[shapeKey(first[0], first[len(first)-1])]
+			k := slices.IndexFunc(*ws, func(w triggerWord) bool { return w.word == first })
+			if k < 0 {
+				k = len(*ws)
+				*ws = append(*ws, triggerWord{word: first})
+			}
+			(*ws)[k].refs = append((*ws)[k].refs, trigRef{si, t})
 		}
 	}
 	return idx, sym
@@ -823,7 +850,7 @@ func matchSignals(text string, out []string) []string {
 			i = j
 			continue
 		}
-		for _, t := range triggerIndex[text[i:k]] {
+		for _, t := range wordTriggers(text[i:k]) {
 			if len(t.phrase) == k-i || strings.HasPrefix(text[i:], t.phrase) {
 				check(t.sig, i, len(t.phrase))
 			}

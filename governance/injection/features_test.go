@@ -49,8 +49,37 @@ func TestFeaturesMatchReference(t *testing.T) {
 }
 
 func TestTriggerShapeCoversIndex(t *testing.T) {
-	for k := range triggerIndex {
-		require.NotZero(t, triggerShape[shapeKey(k[0], k[len(k)-1])]&(1<<len(k)), k)
+	for _, ws := range triggerIndex {
+		for _, w := range ws {
+			k := w.word
+			require.NotZero(t, triggerShape[shapeKey(k[0], k[len(k)-1])]&(1<<len(k)), k)
+			require.NotEmpty(t, wordTriggers(k), k)
+		}
+	}
+}
+
+func TestWordTriggersMatchMap(t *testing.T) {
+	ref := map[string][]trigRef{}
+	for si, s := range signalREs {
+		for _, tr := range s.triggers {
+			if c := tr[0]; c < 'a' || c > 'z' {
+				continue
+			}
+			first := tr
+			if i := strings.IndexAny(tr, " -"); i > 0 {
+				first = tr[:i]
+			}
+			ref[first] = append(ref[first], trigRef{si, tr})
+		}
+	}
+	words := strings.Fields(strings.Join(randomTexts(300), " "))
+	for w := range ref {
+		for i := 1; i <= len(w); i++ {
+			words = append(words, w[:i], w[i-1:], w[:i-1]+"x"+w[i:], w+w[:i])
+		}
+	}
+	for _, w := range words {
+		require.Equal(t, ref[w], wordTriggers(w), "%q", w)
 	}
 }
 
