@@ -463,12 +463,24 @@ func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (fl
 		hb = (hnext ^ ' ') * fnvPrime
 	}
 	compact = compact[:j]
-	if n := len(compact) - 3; n > 0 {
-		_ = compact[n+2]
-		for i := range n {
-			z += float64(w[charGram(compact[i], compact[i+1], compact[i+2], compact[i+3])])
+	if len(compact) > 3 {
+		// charGram with each byte loaded once and the table pointer in a
+		// register.
+		c2 := hashC2
+		b0, b1, b2 := compact[0], compact[1], compact[2]
+		for _, b3 := range compact[3:] {
+			var h uint32
+			if b0|b1 < utf8.RuneSelf {
+				h = c2[(int(b0)<<7|int(b1))&(len(c2)-1)]
+			} else {
+				h = (hashC1[b0] ^ uint32(b1)) * fnvPrime
+			}
+			h = (h ^ uint32(b2)) * fnvPrime
+			h = (h ^ uint32(b3)) * fnvPrime
+			z += float64(w[h%Dims])
+			b0, b1, b2 = b1, b2, b3
 		}
-		count += n
+		count += len(compact) - 3
 	}
 	for _, s := range signals {
 		h := bucket3("h:", s, "")
