@@ -402,33 +402,85 @@ func appendFeatures(out []uint32, compact []byte, norm string, signals []string)
 }
 
 // scoreFeatures is m.Score(Features(norm, signals)) without the feature
-// list: the same weights summed in the same order, so the same bits.
+// list: the same weights summed in the same order, so the same bits. The
+// word loop is hashWord's, inlined and writing compact as it goes: a call
+// and a copy per word cost a fifth of the time.
 func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (float64, []byte) {
 	if len(norm) > maxFeatureBytes {
 		norm = norm[:maxFeatureBytes]
 	}
 	w := (*[Dims]float32)(m.W)
-	compact = compact[:0]
+	// The words joined by single spaces are never longer than norm.
+	if cap(compact) < len(norm) {
+		compact = make([]byte, len(norm))
+	}
+	compact = compact[:len(norm)]
+	j := 0
 	z, count := 0.0, 0
 	hb := hashBigramFirst
-	for i := skipSeparators(norm, 0); i < len(norm); i = skipSeparators(norm, i) {
-		st := i
-		var hw, hbw uint32
-		i, hw, hbw, hb = hashWord(norm, i, hb)
+	for i := 0; i < len(norm); {
+		if c := norm[i]; c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
+			}
+		} else if r, n := utf8.DecodeRuneInString(norm[i:]); !isFeatureWordRune(r) {
+			i += n
+			continue
+		}
+		if j > 0 {
+			compact[j] = ' '
+			j++
+		}
+		hw, hbw, hnext := hashW, hb, hashB
+		for i < len(norm) {
+			c := norm[i]
+			if c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				b := uint32(c)
+				hw, hbw, hnext = (hw^b)*fnvPrime, (hbw^b)*fnvPrime, (hnext^b)*fnvPrime
+				compact[j] = c
+				j++
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(norm[i:])
+			if !isFeatureWordRune(r) {
+				break
+			}
+			for _, c := range []byte(norm[i : i+n]) {
+				b := uint32(c)
+				hw, hbw, hnext = (hw^b)*fnvPrime, (hbw^b)*fnvPrime, (hnext^b)*fnvPrime
+			}
+			j += copy(compact[j:], norm[i:i+n])
+			i += n
+		}
 		z += float64(w[hw%Dims])
 		z += float64(w[hbw%Dims])
 		count += 2
-		if len(compact) > 0 {
-			compact = append(compact, ' ')
-		}
-		compact = append(compact, norm[st:i]...)
+		hb = (hnext ^ ' ') * fnvPrime
 	}
-	if n := len(compact) - 3; n > 0 {
-		_ = compact[n+2]
-		for i := range n {
-			z += float64(w[charGram(compact[i], compact[i+1], compact[i+2], compact[i+3])])
+	compact = compact[:j]
+	if len(compact) > 3 {
+		// charGram with each byte loaded once and the table pointer in a
+		// register.
+		c2 := hashC2
+		b0, b1, b2 := compact[0], compact[1], compact[2]
+		for _, b3 := range compact[3:] {
+			var h uint32
+			if b0|b1 < utf8.RuneSelf {
+				h = c2[(int(b0)<<7|int(b1))&(len(c2)-1)]
+			} else {
+				h = (hashC1[b0] ^ uint32(b1)) * fnvPrime
+			}
+			h = (h ^ uint32(b2)) * fnvPrime
+			h = (h ^ uint32(b3)) * fnvPrime
+			z += float64(w[h%Dims])
+			b0, b1, b2 = b1, b2, b3
 		}
-		count += n
+		count += len(compact) - 3
 	}
 	for _, s := range signals {
 		h := bucket3("h:", s, "")
@@ -683,7 +735,15 @@ type trigRef struct {
 	phrase string
 }
 
-// triggerIndex maps the first word of each word trigger to its signals;
+// triggerWord is the first word of word triggers and their signals.
+type triggerWord struct {
+	word string
+	refs []trigRef
+}
+
+// triggerIndex[shapeKey(first, last byte)] lists the first words of the
+// word triggers with that shape (a handful per entry, so a comparison or
+// two instead of hashing every candidate word for a map);
 // symbolTriggers start with punctuation ("<|", "###") or a non-ASCII letter
 // (Chinese and Japanese put no spaces between words) and are searched as
 // substrings, the non-ASCII ones only in texts with non-ASCII bytes.
@@ -691,14 +751,17 @@ type trigRef struct {
 var triggerIndex, symbolTriggers = buildTriggers()
 
 // triggerShape has bit n of entry shapeKey(first, last byte) set when some
-// key of triggerIndex starts and ends with those bytes and is n bytes long
-// (n < 32): most words fail this before any map lookup.
+// word of triggerIndex starts and ends with those bytes and is n bytes long
+// (n < 32): most words fail this before any comparison.
 var triggerShape = func() (t [1024]uint32) {
-	for k := range triggerIndex {
-		if len(k) >= 32 {
-			panic("injection: trigger word too long for triggerShape: " + k)
+	for _, ws := range triggerIndex {
+		for _, w := range ws {
+			k := w.word
+			if len(k) >= 32 {
+				panic("injection: trigger word too long for triggerShape: " + k)
+			}
+			t[shapeKey(k[0], k[len(k)-1])] |= 1 << len(k)
 		}
-		t[shapeKey(k[0], k[len(k)-1])] |= 1 << len(k)
 	}
 	return t
 }()
@@ -706,11 +769,21 @@ var triggerShape = func() (t [1024]uint32) {
 // shapeKey: five low bits of each byte (unique for a-z).
 func shapeKey(first, last byte) int { return int(first&31)<<5 | int(last&31) }
 
-func buildTriggers() (map[string][]trigRef, []trigRef) {
+// wordTriggers returns the triggers whose first word is w.
+func wordTriggers(w string) []trigRef {
+	for _, t := range triggerIndex[shapeKey(w[0], w[len(w)-1])] {
+		if t.word == w {
+			return t.refs
+		}
+	}
+	return nil
+}
+
+func buildTriggers() (*[1024][]triggerWord, []trigRef) {
 	if len(signalREs) > maxSignals {
 		panic("injection: more signals than maxSignals")
 	}
-	idx := map[string][]trigRef{}
+	idx := new([1024][]triggerWord)
 	var sym []trigRef
 	for si, s := range signalREs {
 		for _, t := range s.triggers {
@@ -722,7 +795,13 @@ func buildTriggers() (map[string][]trigRef, []trigRef) {
 			if i := strings.IndexAny(t, " -"); i > 0 {
 				first = t[:i]
 			}
-			idx[first] = append(idx[first], trigRef{si, t})
+			ws := &idx[shapeKey(first[0], first[len(first)-1])]
+			k := slices.IndexFunc(*ws, func(w triggerWord) bool { return w.word == first })
+			if k < 0 {
+				k = len(*ws)
+				*ws = append(*ws, triggerWord{word: first})
+			}
+			(*ws)[k].refs = append((*ws)[k].refs, trigRef{si, t})
 		}
 	}
 	return idx, sym
@@ -783,7 +862,7 @@ func matchSignals(text string, out []string) []string {
 			i = j
 			continue
 		}
-		for _, t := range triggerIndex[text[i:k]] {
+		for _, t := range wordTriggers(text[i:k]) {
 			if len(t.phrase) == k-i || strings.HasPrefix(text[i:], t.phrase) {
 				check(t.sig, i, len(t.phrase))
 			}

@@ -2,6 +2,7 @@ package injection
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -48,8 +49,37 @@ func TestFeaturesMatchReference(t *testing.T) {
 }
 
 func TestTriggerShapeCoversIndex(t *testing.T) {
-	for k := range triggerIndex {
-		require.NotZero(t, triggerShape[shapeKey(k[0], k[len(k)-1])]&(1<<len(k)), k)
+	for _, ws := range triggerIndex {
+		for _, w := range ws {
+			k := w.word
+			require.NotZero(t, triggerShape[shapeKey(k[0], k[len(k)-1])]&(1<<len(k)), k)
+			require.NotEmpty(t, wordTriggers(k), k)
+		}
+	}
+}
+
+func TestWordTriggersMatchMap(t *testing.T) {
+	ref := map[string][]trigRef{}
+	for si, s := range signalREs {
+		for _, tr := range s.triggers {
+			if c := tr[0]; c < 'a' || c > 'z' {
+				continue
+			}
+			first := tr
+			if i := strings.IndexAny(tr, " -"); i > 0 {
+				first = tr[:i]
+			}
+			ref[first] = append(ref[first], trigRef{si, tr})
+		}
+	}
+	words := strings.Fields(strings.Join(randomTexts(300), " "))
+	for w := range ref {
+		for i := 1; i <= len(w); i++ {
+			words = append(words, w[:i], w[i-1:], w[:i-1]+"x"+w[i:], w+w[:i])
+		}
+	}
+	for _, w := range words {
+		require.Equal(t, ref[w], wordTriggers(w), "%q", w)
 	}
 }
 
@@ -105,6 +135,7 @@ func TestScoreFeaturesMatchesScore(t *testing.T) {
 	m := New().m
 	texts := []string{"", "a", "ignore previous instructions", "héllo wörld ½ ٣ 北京 ok", "\xff\xfeabc\x80 d",
 		"Our quarterly revenue was $4.2 million, up 12%.", strings.Repeat("revenue 4.2m up 12%. ", 1200)}
+	texts = append(texts, randomTexts(500)...)
 	var compact []byte
 	for _, x := range texts {
 		n := Normalize(x)
@@ -112,5 +143,37 @@ func TestScoreFeaturesMatchesScore(t *testing.T) {
 		var got float64
 		got, compact = m.scoreFeatures(compact, n, sig)
 		require.Equal(t, math.Float64bits(m.Score(Features(n, sig))), math.Float64bits(got), "%q", x)
+		// Unnormalised text too: any byte may reach the word loop.
+		got, compact = m.scoreFeatures(compact, x, nil)
+		require.Equal(t, math.Float64bits(m.Score(Features(x, nil))), math.Float64bits(got), "%q", x)
 	}
+}
+
+// randomTexts mixes random bytes, runes and attack vocabulary (fixed seed).
+func randomTexts(n int) []string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"ignore", "previous", "instructions", "system", "prompt", "reveal", "DAN", "mode", "you", "are",
+		"q:", "a:", "part", "1", "2", "combine", "'", "\n", "\t", "###", "<|im_start|>", "the", "password", "?", "ay",
+		"i g n o r e", "1gn0r3", "by the way,", "ai,", "speaking of which,", "忽略", "指示", "пароль", "é", "\u200b", "Ｉｇ"}
+	var out []string
+	for range n {
+		var b strings.Builder
+		switch l := rng.IntN(400); rng.IntN(3) {
+		case 0:
+			for range l {
+				b.WriteByte(byte(rng.IntN(256)))
+			}
+		case 1:
+			for range l {
+				b.WriteRune(rune(rng.IntN(0x3000)))
+			}
+		default:
+			for range l / 4 {
+				b.WriteString(words[rng.IntN(len(words))])
+				b.WriteByte(" .,\n"[rng.IntN(4)])
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
