@@ -372,7 +372,7 @@ type state struct {
 	// Source numbers by distinct value (closeTo depends on values only, so
 	// an answer number is compared with each distinct value once) and by
 	// kind (n, $, %, y).
-	classOf   map[float64]int32
+	classSlot []int32 // open addressing by value: class+1, 0 when empty
 	classVal  []float64
 	classTol  []float64 // the largest tolerance of the class's numbers
 	classBits []nbits
@@ -390,7 +390,7 @@ type state struct {
 }
 
 var statePool = sync.Pool{New: func() any {
-	return &state{classOf: make(map[float64]int32, 64)}
+	return &state{classSlot: make([]int32, 2*maxNumbers)}
 }}
 
 func getState() *state { return statePool.Get().(*state) }
@@ -405,7 +405,6 @@ func putState(s *state) {
 	}
 	s.words.reset()
 	s.source = ""
-	clear(s.classOf)
 	s.npBuilt = false
 	s.sents = s.sents[:0]
 	s.ctx = s.ctx[:0]
@@ -549,23 +548,42 @@ type numWord struct {
 	cls byte
 }
 
-var numWords = func() map[string]numWord {
-	m := map[string]numWord{"hundred": {100, 'h'}, "dozen": {12, 'd'}, "thousand": {1e3, 's'}, "million": {1e6, 's'},
-		"billion": {1e9, 's'}, "trillion": {1e12, 's'}, "twice": {2, 'x'}}
+// numWords is the number words as a words table, for lookups without a
+// map; numWordVals holds their values by id.
+var numWords, numWordVals = func() (*words, []numWord) {
+	d, vals := &words{}, []numWord{}
+	add := func(w string, nw numWord) {
+		d.intern([]byte(w), fnvAdd(fnvOffset, w))
+		vals = append(vals, nw)
+	}
+	for _, w := range []struct {
+		w  string
+		nw numWord
+	}{{"hundred", numWord{100, 'h'}}, {"dozen", numWord{12, 'd'}}, {"thousand", numWord{1e3, 's'}}, {"million", numWord{1e6, 's'}},
+		{"billion", numWord{1e9, 's'}}, {"trillion", numWord{1e12, 's'}}, {"twice", numWord{2, 'x'}}} {
+		add(w.w, w.nw)
+	}
 	for i, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
-		m[w] = numWord{float64(i + 1), 'u'}
+		add(w, numWord{float64(i + 1), 'u'})
 	}
 	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
-		m[w] = numWord{float64(20 + 10*i), 'T'}
+		add(w, numWord{float64(20 + 10*i), 'T'})
 	}
-	return m
+	return d, vals
 }()
+
+func lookupNumWord(w []byte) (numWord, bool) {
+	if id := find(numWords, w, fnvAdd(fnvOffset, w)); id >= 0 {
+		return numWordVals[id], true
+	}
+	return numWord{}, false
+}
 
 // numWordFirst has bit c-'a' set for each first letter c of a number word.
 var numWordFirst = func() uint32 {
 	var m uint32
-	for w := range numWords {
-		m |= 1 << (w[0] - 'a')
+	for id := range numWordVals {
+		m |= 1 << (numWords.word(int32(id))[0] - 'a')
 	}
 	return m
 }()
@@ -606,7 +624,7 @@ func wordNumbers(text string, out []quantity) []quantity {
 			continue
 		}
 		w, j := nextWord(text, i, &buf)
-		nw, ok := numWords[string(w)]
+		nw, ok := lookupNumWord(w)
 		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
 			i = j
 			continue
@@ -654,7 +672,7 @@ func wordNumbers(text string, out []quantity) []quantity {
 				k = j2 + 1
 				w2, j2 = nextWord(text, k, &buf)
 			}
-			nw2, ok := numWords[string(w2)]
+			nw2, ok := lookupNumWord(w2)
 			if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
 				break
 			}
@@ -686,6 +704,15 @@ func wordNumbers(text string, out []quantity) []quantity {
 }
 
 func currencyWordAfter(s string) bool {
+	// Most numbers: the first byte past the white space, ASCII, starts no
+	// currency word in either case.
+	i := 0
+	for i < len(s) && asciiSpace[s[i]] {
+		i++
+	}
+	if i == len(s) || s[i] < utf8.RuneSelf && s[i]|0x20 != 'd' && s[i]|0x20 != 'u' && s[i]|0x20 != 'e' {
+		return false
+	}
 	if !scan.IsASCII(s) {
 		rest := strings.TrimSpace(strings.ToLower(s))
 		return strings.HasPrefix(rest, "dollar") || strings.HasPrefix(rest, "usd") || strings.HasPrefix(rest, "euro")
@@ -694,6 +721,9 @@ func currencyWordAfter(s string) bool {
 	rest := strings.TrimSpace(s)
 	return scan.HasPrefixFold(rest, "dollar") || scan.HasPrefixFold(rest, "usd") || scan.HasPrefixFold(rest, "euro")
 }
+
+// asciiSpace marks the ASCII bytes strings.TrimSpace trims.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 var currencySigns = [...]string{"$", "€", "£", "¥"}
 
@@ -723,14 +753,16 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			continue
 		}
 		// Currency sign (possibly multi-byte) and one space before.
-		for _, sym := range currencySigns {
-			p := st
-			if p > 0 && text[p-1] == ' ' {
-				p--
-			}
-			if strings.HasSuffix(text[:p], sym) {
-				st = p - len(sym)
-				break
+		p := st
+		if p > 0 && text[p-1] == ' ' {
+			p--
+		}
+		if p > 0 && (text[p-1] == '$' || text[p-1] >= utf8.RuneSelf) { // the signs' last bytes
+			for _, sym := range currencySigns {
+				if strings.HasSuffix(text[:p], sym) {
+					st = p - len(sym)
+					break
+				}
 			}
 		}
 		j := i
@@ -843,6 +875,9 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || b == '_'
 }
 func parseFloat(s string) (float64, error) {
+	if v, ok := parseDecimal(s); ok {
+		return v, nil
+	}
 	if strings.IndexByte(s, ',') < 0 {
 		return strconv.ParseFloat(s, 64)
 	}
@@ -856,6 +891,44 @@ func parseFloat(s string) (float64, error) {
 		}
 	}
 	return strconv.ParseFloat(string(b), 64)
+}
+
+// pow10 holds the powers of ten a float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseDecimal is parseFloat for digits with commas and at most one '.'
+// (nearly every number), without strconv: ok only when the digits fit a
+// float64 exactly and there are at most 22 decimals, so one IEEE division
+// rounds correctly, giving ParseFloat's value bit for bit.
+func parseDecimal(s string) (float64, bool) {
+	var mant uint64
+	digits, dec, dot := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			d := uint64(c - '0')
+			if mant > (1<<53-1-d)/10 {
+				return 0, false
+			}
+			mant = mant*10 + d
+			digits++
+			if dot {
+				dec++
+			}
+		case c == '.' && !dot:
+			dot = true
+		case c != ',':
+			return 0, false
+		}
+	}
+	if digits == 0 || dec >= len(pow10) {
+		return 0, false
+	}
+	if dec == 0 {
+		return float64(mant), true
+	}
+	return float64(mant) / pow10[dec], true
 }
 
 var scaleSuffixes = [...]struct {
@@ -874,7 +947,7 @@ func parseQuantity(raw string) (float64, byte, bool) {
 func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 	kind := byte('n')
 	s := raw
-	if r, n := utf8.DecodeRuneInString(s); strings.ContainsRune("$€£¥", r) {
+	if r, n := utf8.DecodeRuneInString(s); s != "" && !isDigit(s[0]) && strings.ContainsRune("$€£¥", r) {
 		kind = '$'
 		s = strings.TrimSpace(s[n:])
 	}
@@ -1200,15 +1273,16 @@ func (s *state) index(source string) {
 	}
 	s.snums = s.quantities(source, s.snums[:0])
 	s.classVal = s.classVal[:0]
+	clear(s.classSlot)
 	s.classTol = s.classTol[:0]
 	s.classBits = s.classBits[:0]
 	s.kindBits = [4]nbits{}
 	for i := range s.snums {
 		v := s.snums[i].value
-		c, ok := s.classOf[v]
-		if !ok {
+		c, slot := s.classOf(v)
+		if c < 0 {
 			c = int32(len(s.classVal))
-			s.classOf[v] = c
+			s.classSlot[slot] = c + 1
 			s.classVal = append(s.classVal, v)
 			s.classTol = append(s.classTol, 0)
 			s.classBits = append(s.classBits, nbits{})
@@ -1216,6 +1290,18 @@ func (s *state) index(source string) {
 		s.classBits[c].set(i)
 		s.classTol[c] = max(s.classTol[c], s.snums[i].tol)
 		s.kindBits[kindIndex(s.snums[i].kind)].set(i)
+	}
+}
+
+// classOf returns the class of the value v, -1 and its free slot when it
+// has none yet. Values are never NaN, and +0 is the only zero.
+func (s *state) classOf(v float64) (int32, int) {
+	mask := len(s.classSlot) - 1
+	for i := int(math.Float64bits(v)*0x9e3779b97f4a7c15>>32) & mask; ; i = (i + 1) & mask {
+		c := s.classSlot[i] - 1
+		if c < 0 || s.classVal[c] == v {
+			return c, i
+		}
 	}
 }
 
