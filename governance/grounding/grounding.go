@@ -387,6 +387,7 @@ type state struct {
 	mark            []uint32 // per word id: stamp of the last set it joined
 	stamp           uint32
 	sentSpans       []scan.Span
+	aspans          []scan.Span // the answer's sentences
 }
 
 var statePool = sync.Pool{New: func() any {
@@ -1663,9 +1664,15 @@ func (s *state) align(q *quantity, claimed *nbits) (*quantity, bool) {
 	return best, false
 }
 
-var negWords = map[string]bool{"not": true, "no": true, "never": true, "none": true, "nobody": true, "nothing": true,
-	"neither": true, "nor": true, "without": true, "cannot": true, "fail": true, "fails": true, "failed": true,
-	"refuse": true, "refused": true, "refuses": true}
+// negWord: w (lower-case) is a negation word.
+func negWord(w string) bool {
+	switch w {
+	case "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
+		"fail", "fails", "failed", "refuse", "refused", "refuses":
+		return true
+	}
+	return false
+}
 
 // negations counts negation words and "n't" contractions: words are runs
 // of letters and apostrophes (’ included), lower-cased.
@@ -1680,23 +1687,40 @@ func negations(s string, buf []byte) (int, []byte) {
 			i += sz
 			continue
 		}
-		buf = buf[:0]
+		st, ascii := i, true
 		for i < len(s) {
 			r, sz := rune(s[i]), 1
 			if r >= utf8.RuneSelf {
 				r, sz = utf8.DecodeRuneInString(s[i:])
+				ascii = false
 			}
 			if !negWordRune(r) {
 				break
 			}
-			if r < utf8.RuneSelf {
-				buf = append(buf, byte(unicode.ToLower(r)))
-			} else {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			}
 			i += sz
 		}
-		if negWords[string(buf)] || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
+		if w := s[st:i]; ascii {
+			// Lower-cased in place of the rune path: ASCII letters only.
+			var low [8]byte
+			if k := len(w); k <= len(low) {
+				for j := 0; j < k; j++ {
+					low[j] = w[j] | 0x20
+				}
+				if negWord(string(low[:k])) {
+					n++
+					continue
+				}
+			}
+			if k := len(w); k >= 3 && w[k-3]|0x20 == 'n' && w[k-2] == '\'' && w[k-1]|0x20 == 't' {
+				n++
+			}
+			continue
+		}
+		buf = buf[:0]
+		for _, r := range s[st:i] {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		}
+		if negWord(string(buf)) || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
 			n++
 		}
 	}
@@ -1705,7 +1729,9 @@ func negations(s string, buf []byte) (int, []byte) {
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
-var antonyms = func() map[string][]string {
+// antonymWords holds the stems of the antonym pairs as a words table, for
+// lookups without a map; antonymLists their antonyms by id.
+var antonymWords, antonymLists = func() (*words, [][]string) {
 	pairs := [][2]string{{"increase", "decrease"}, {"rise", "fall"}, {"higher", "lower"}, {"more", "less"}, {"gain", "loss"},
 		{"accept", "reject"}, {"approve", "deny"}, {"approved", "denied"}, {"approve", "reject"}, {"approved", "rejected"}, {"before", "after"}, {"early", "late"}, {"earlier", "later"},
 		{"open", "close"}, {"win", "lose"}, {"won", "lost"}, {"true", "false"}, {"agree", "disagree"}, {"allow", "forbid"},
@@ -1726,23 +1752,40 @@ var antonyms = func() map[string][]string {
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
 		{"improve", "degrade"}, {"real", "synthetic"}}
-	m := map[string][]string{}
+	d := &words{}
+	var lists [][]string
+	id := func(w string) int32 {
+		i := d.intern([]byte(w), fnvAdd(fnvOffset, w))
+		if int(i) == len(lists) {
+			lists = append(lists, nil)
+		}
+		return i
+	}
 	for _, p := range pairs {
 		a, b := stem(p[0]), stem(p[1])
-		if !slices.Contains(m[a], b) {
-			m[a], m[b] = append(m[a], b), append(m[b], a)
+		ia, ib := id(a), id(b)
+		if !slices.Contains(lists[ia], b) {
+			lists[ia], lists[ib] = append(lists[ia], b), append(lists[ib], a)
 		}
 	}
-	return m
+	return d, lists
 }()
+
+// antonyms returns the antonyms of the stem w, whose hash is h.
+func antonyms(w []byte, h uint32) []string {
+	if id := find(antonymWords, w, h); id >= 0 {
+		return antonymLists[id]
+	}
+	return nil
+}
 
 // contradiction aligns each answer sentence with its most similar source
 // sentence; a different number of negations, or an antonym of a source word
 // the answer uses instead, is a contradiction.
 func (s *state) contradiction(answer, source string) (Evidence, bool) {
 	built := false
-	var aspans []scan.Span
-	aspans = sentences(answer, aspans)
+	s.aspans = sentences(answer, s.aspans[:0])
+	aspans := s.aspans
 	k := 0
 	for _, sp := range aspans {
 		// The answer sentence's words: its tokens (they never cross a
@@ -1782,7 +1825,7 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 		}
 		for _, w := range s.set {
 			word := s.words.word(w)
-			for _, ant := range antonyms[string(word)] {
+			for _, ant := range antonyms(word, s.words.hash[w]) {
 				if aid := find(&s.words, ant, fnvAdd(fnvOffset, ant)); aid >= 0 && s.sentHas(best, aid) && !s.sentHas(best, w) {
 					return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 						SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", string(word), ant)}, true
@@ -1919,7 +1962,7 @@ func clauseNegated(text string, grammatical bool) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWords[l] && !(grammatical && negVerb(l)) {
+				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) {
 					return true
 				}
 			}
@@ -1980,7 +2023,8 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			}
 		}
 		if other == "" {
-			for _, ant := range antonyms[string(stemBytes(w))] {
+			sw := stemBytes(w)
+			for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
 				if s.sharedNeighbour(i, []byte(ant)) {
 					other = ant
 					break
