@@ -102,8 +102,8 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.stoks = st.tokenize(source, st.stoks[:0])
-	st.atoks = st.tokenize(answer, st.atoks[:0])
+	st.stoks = st.tokenize(source, st.stoks[:0], false)
+	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.index(source)
 	var ev []Evidence
 	var fixes []fix
@@ -745,9 +745,9 @@ var unitStart = func() (t [256]bool) {
 // check): an optional currency sign, digits with optional thousands
 // commas and a decimal part, and an optional unit or scale word.
 func numberSpans(text string, limit int, out [][2]int) [][2]int {
-	for i := 0; i < len(text) && len(out) < limit; i++ {
-		if !isDigit(text[i]) {
-			continue
+	for i := 0; len(out) < limit; i++ {
+		if i = nextDigit(text, i); i >= len(text) { // i passes the end after a number ending it
+			break
 		}
 		st := i
 		if st > 0 && isDigit(text[st-1]) {
@@ -1112,8 +1112,9 @@ func (s *state) context(q *quantity, toks []tok) {
 }
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
-// of the lower-cased word itself (-1 when the source does not have it), its
-// weight for the unsupported share, and whether the source lacks it.
+// of the lower-cased word itself (-1 when the source does not have it;
+// looked up for answer words only), its weight for the unsupported share,
+// and whether the source lacks it.
 type tok struct {
 	start, end int
 	id, full   int32
@@ -1125,7 +1126,7 @@ type tok struct {
 // tokenize appends the content words of text with their offsets, in one
 // pass: runs of letters and apostrophes starting with a letter, lower-cased,
 // apostrophes trimmed, stop words and one-letter words dropped, stemmed.
-func (s *state) tokenize(text string, out []tok) []tok {
+func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 	buf := s.buf
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -1148,16 +1149,13 @@ func (s *state) tokenize(text string, out []tok) []tok {
 		buf = buf[:0]
 		for i < len(text) {
 			c := text[i]
-			if c < utf8.RuneSelf {
-				if asciiLetter(c) {
-					buf = append(buf, c|0x20)
-				} else if c == '\'' {
-					buf = append(buf, c)
-				} else {
-					break
-				}
+			if l := wordLower[c]; l != 0 {
+				buf = append(buf, l)
 				i++
 				continue
+			}
+			if c < utf8.RuneSelf {
+				break
 			}
 			r, n := utf8.DecodeRuneInString(text[i:])
 			if !unicode.IsLetter(r) {
@@ -1182,12 +1180,14 @@ func (s *state) tokenize(text string, out []tok) []tok {
 		sw := stemBytes(w)
 		hs := fnvAdd(fnvOffset, sw)
 		hw := fnvAdd(hs, w[len(sw):])
-		if find(stopWords, w, hw) >= 0 {
+		if n := len(w); n < 16 && stopShape[w[0]]&stopShape[w[n-1]]&(1<<n) != 0 && find(stopWords, w, hw) >= 0 {
 			continue
 		}
 		id := s.words.intern(sw, hs)
-		full := id
-		if len(sw) != len(w) {
+		full := int32(-1)
+		if len(sw) == len(w) {
+			full = id
+		} else if answer {
 			full = find(&s.words, w, hw)
 		}
 		out = append(out, tok{start: st, end: i, id: id, full: full, upper: unicode.IsUpper(first)})
@@ -1195,6 +1195,26 @@ func (s *state) tokenize(text string, out []tok) []tok {
 	s.buf = buf
 	return out
 }
+
+// wordLower maps the ASCII bytes of a word to their lower case: letters
+// and the apostrophe; 0 for the rest.
+var wordLower = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c), byte(c)
+	}
+	t['\''] = '\''
+	return t
+}()
+
+// stopShape has bit n set for the first and the last byte of each stop word
+// of n bytes: most content words fail one of the two.
+var stopShape = func() (t [256]uint16) {
+	for w := range stop {
+		t[w[0]] |= 1 << len(w)
+		t[w[len(w)-1]] |= 1 << len(w)
+	}
+	return t
+}()
 
 func asciiLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
 
@@ -2237,11 +2257,11 @@ func (s *state) acronymOf(w string) bool {
 // sentences splits on . ! ? and newlines (not inside numbers).
 func sentences(s string, out []scan.Span) []scan.Span {
 	st := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !sentencePunct[c] {
-			continue
+	for i := 0; ; i++ {
+		if i = nextPunct(s, i); i == len(s) {
+			break
 		}
+		c := s[i]
 		if c != '\n' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n' {
 			continue
 		}
@@ -2258,6 +2278,50 @@ func sentences(s string, out []scan.Span) []scan.Span {
 
 // sentencePunct marks the bytes that may end a sentence.
 var sentencePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true}
+
+// Eight bytes at a time (SWAR): x has a zero byte iff (x-lo)&^x&hi != 0.
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
+// load8 reads s[i:i+8] little-endian (one load once compiled).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// nextPunct returns the index of the first sentencePunct byte of s at or
+// after i, len(s) when there is none: sentences and numbers are sparse,
+// so whole words without one are skipped.
+func nextPunct(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := load8(s, i)
+		a, b, c, d := x^'\n'*lo, x^'!'*lo, x^'?'*lo, x^'.'*lo
+		if ((a-lo)&^a|(b-lo)&^b|(c-lo)&^c|(d-lo)&^d)&hi != 0 {
+			break
+		}
+	}
+	for i < len(s) && !sentencePunct[s[i]] {
+		i++
+	}
+	return i
+}
+
+// nextDigit is nextPunct for ASCII digits: x^'0' maps them, and only them,
+// to bytes under 10.
+func nextDigit(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if y := load8(s, i) ^ '0'*lo; (y-10*lo)&^y&hi != 0 {
+			break
+		}
+	}
+	for i < len(s) && !isDigit(s[i]) {
+		i++
+	}
+	return i
+}
 
 func trimSpan(s string, st, en int) scan.Span {
 	for st < en && (s[st] == ' ' || s[st] == '\n' || s[st] == '\t' || s[st] == '\r') {

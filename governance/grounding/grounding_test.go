@@ -163,8 +163,8 @@ func TestBitsetScoring(t *testing.T) {
 	for iter := range 400 {
 		src, ans := text(20+r.Intn(900)), text(5+r.Intn(60))
 		st := getState()
-		st.stoks = st.tokenize(src, st.stoks[:0])
-		st.atoks = st.tokenize(ans, st.atoks[:0])
+		st.stoks = st.tokenize(src, st.stoks[:0], false)
+		st.atoks = st.tokenize(ans, st.atoks[:0], true)
 		st.index(src)
 		st.anums = st.quantities(ans, st.anums[:0])
 		for i := range st.anums {
@@ -372,5 +372,33 @@ func TestParseDecimal(t *testing.T) {
 			s = s[:k] + "." + s[k:]
 		}
 		check(s)
+	}
+}
+
+// TestNextPunctDigit: the eight-byte skips find what a byte loop finds.
+func TestNextPunctDigit(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	const alphabet = "ab Z09/:;.!?\n\x00\x7f\x80\xff\xe2\x0a\x2f\x3a"
+	for range 20000 {
+		b := make([]byte, r.Intn(40))
+		for i := range b {
+			if r.Intn(4) == 0 {
+				b[i] = alphabet[r.Intn(len(alphabet))]
+			} else {
+				b[i] = byte(r.Intn(256))
+			}
+		}
+		s := string(b)
+		for i := 0; i <= len(s); i++ {
+			p, d := i, i
+			for p < len(s) && !sentencePunct[s[p]] {
+				p++
+			}
+			for d < len(s) && !isDigit(s[d]) {
+				d++
+			}
+			require.Equal(t, p, nextPunct(s, i), "%q %d", s, i)
+			require.Equal(t, d, nextDigit(s, i), "%q %d", s, i)
+		}
 	}
 }
