@@ -1146,28 +1146,9 @@ func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 			first = r
 		}
 		st := i
-		buf = buf[:0]
-		for i < len(text) {
-			c := text[i]
-			if l := wordLower[c]; l != 0 {
-				buf = append(buf, l)
-				i++
-				continue
-			}
-			if c < utf8.RuneSelf {
-				break
-			}
-			r, n := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			i += n
-		}
+		buf, i = lowerWord(text, i, buf)
+		// No leading apostrophe to trim: a word starts with a letter.
 		w := buf
-		for len(w) > 0 && w[0] == '\'' {
-			w = w[1:]
-		}
 		for len(w) > 0 && w[len(w)-1] == '\'' {
 			w = w[:len(w)-1]
 		}
@@ -1215,6 +1196,31 @@ var stopShape = func() (t [256]uint16) {
 	}
 	return t
 }()
+
+// lowerWord reads the run of letters and apostrophes at i of text into
+// buf[:0], lower-cased, and returns it and its end. Its own small function:
+// in tokenize's body the loop spilled its registers.
+func lowerWord(text string, i int, buf []byte) ([]byte, int) {
+	buf = buf[:0]
+	for i < len(text) {
+		c := text[i]
+		if l := wordLower[c]; l != 0 {
+			buf = append(buf, l)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			break
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		i += n
+	}
+	return buf, i
+}
 
 func asciiLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
 
@@ -1699,24 +1705,29 @@ func negWord(w string) bool {
 func negations(s string, buf []byte) (int, []byte) {
 	n := 0
 	for i := 0; i < len(s); {
-		r, sz := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, sz = utf8.DecodeRuneInString(s[i:])
-		}
-		if !negWordRune(r) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if wordLower[c] == 0 { // negWordRune on ASCII
+				i++
+				continue
+			}
+		} else if r, sz := utf8.DecodeRuneInString(s[i:]); !negWordRune(r) {
 			i += sz
 			continue
 		}
 		st, ascii := i, true
 		for i < len(s) {
-			r, sz := rune(s[i]), 1
-			if r >= utf8.RuneSelf {
-				r, sz = utf8.DecodeRuneInString(s[i:])
-				ascii = false
+			if c := s[i]; c < utf8.RuneSelf {
+				if wordLower[c] == 0 {
+					break
+				}
+				i++
+				continue
 			}
+			r, sz := utf8.DecodeRuneInString(s[i:])
 			if !negWordRune(r) {
 				break
 			}
+			ascii = false
 			i += sz
 		}
 		if w := s[st:i]; ascii {
