@@ -113,9 +113,10 @@ func (c *Checker) Check(answer, source string) Result {
 	// answer already accounts for is no better place for another one.
 	var claimed nbits
 	st.anear = st.anear[:0]
+	from := 0
 	for i := range st.anums {
 		q := &st.anums[i]
-		st.context(q, st.atoks)
+		from = st.context(q, st.atoks, from)
 		near := st.closeSet(q)
 		st.anear = append(st.anear, near)
 		compat := st.compatSet(q.kind)
@@ -800,14 +801,15 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			k++
 		}
 		raw := text[k:min(len(text), k+9)]
-		ascii := scan.IsASCII(raw)
-		var rest string
-		if !ascii {
-			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
-		}
-		units := unitSuffixes[:]
-		if ascii && (raw == "" || !unitStart[raw[0]|0x20]) {
-			units = nil // no unit starts so (most numbers: "85 employees", "2024,")
+		var units []string
+		ascii, rest := true, ""
+		// No unit starts with an ASCII byte unitStart refuses (most numbers:
+		// "85 employees", "2024,"), whatever lower-casing does to the rest.
+		if raw != "" && (raw[0] >= utf8.RuneSelf || unitStart[raw[0]|0x20]) {
+			units = unitSuffixes[:]
+			if ascii = scan.IsASCII(raw); !ascii {
+				rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
+			}
 		}
 		for _, suf := range units {
 			var has bool
@@ -1090,13 +1092,18 @@ func parseTime(l string) (float64, bool) {
 }
 
 // context computes q's context: the content words within 6 words of its
-// span (and 80 bytes).
-func (s *state) context(q *quantity, toks []tok) {
+// span (and 80 bytes). from is a token index at or before q's first token:
+// numbers come in text order, so each starts where the last one's search
+// ended (the index returned) instead of a binary search.
+func (s *state) context(q *quantity, toks []tok, from int) int {
+	i := from
+	for i < len(toks) && toks[i].start < q.span.Start {
+		i++
+	}
 	if q.c0 >= 0 {
-		return
+		return i
 	}
 	st, en := q.span.Start, q.span.End
-	i := sort.Search(len(toks), func(k int) bool { return toks[k].start >= st })
 	q.c0 = int32(len(s.ctx))
 	for k := max(0, i-6); k < i; k++ {
 		if st-toks[k].start <= 80 {
@@ -1109,6 +1116,7 @@ func (s *state) context(q *quantity, toks []tok) {
 		}
 	}
 	q.c1 = int32(len(s.ctx))
+	return i
 }
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
@@ -1625,8 +1633,9 @@ func (s *state) scores(q *quantity) {
 		n := s.words.len()
 		s.wordSet = growInt32(s.wordSet, n)
 		s.wbits = s.wbits[:0]
+		from := 0
 		for i := range s.snums {
-			s.context(&s.snums[i], s.stoks)
+			from = s.context(&s.snums[i], s.stoks, from)
 			for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
 				k := s.wordSet[w]
 				if k == 0 {

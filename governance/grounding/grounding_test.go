@@ -168,7 +168,7 @@ func TestBitsetScoring(t *testing.T) {
 		st.index(src)
 		st.anums = st.quantities(ans, st.anums[:0])
 		for i := range st.anums {
-			st.context(&st.anums[i], st.atoks)
+			st.context(&st.anums[i], st.atoks, 0)
 		}
 		for i := range st.anums {
 			q := &st.anums[i]
