@@ -2299,10 +2299,10 @@ func sentences(s string, out []scan.Span) []scan.Span {
 // sentencePunct marks the bytes that may end a sentence.
 var sentencePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true}
 
-// Eight bytes at a time (SWAR): x has a zero byte iff (x-lo)&^x&hi != 0.
+// Eight bytes at a time (SWAR): x has a zero byte iff (x-swarLo)&^x&swarHi != 0.
 const (
-	lo = 0x0101010101010101
-	hi = 0x8080808080808080
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
 )
 
 // load8 reads s[i:i+8] little-endian (one load once compiled).
@@ -2318,8 +2318,8 @@ func load8(s string, i int) uint64 {
 func nextPunct(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := load8(s, i)
-		a, b, c, d := x^'\n'*lo, x^'!'*lo, x^'?'*lo, x^'.'*lo
-		if ((a-lo)&^a|(b-lo)&^b|(c-lo)&^c|(d-lo)&^d)&hi != 0 {
+		a, b, c, d := x^'\n'*swarLo, x^'!'*swarLo, x^'?'*swarLo, x^'.'*swarLo
+		if ((a-swarLo)&^a|(b-swarLo)&^b|(c-swarLo)&^c|(d-swarLo)&^d)&swarHi != 0 {
 			break
 		}
 	}
@@ -2333,7 +2333,7 @@ func nextPunct(s string, i int) int {
 // to bytes under 10.
 func nextDigit(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if y := load8(s, i) ^ '0'*lo; (y-10*lo)&^y&hi != 0 {
+		if y := load8(s, i) ^ '0'*swarLo; (y-10*swarLo)&^y&swarHi != 0 {
 			break
 		}
 	}
