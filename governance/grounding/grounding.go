@@ -102,8 +102,8 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.stoks = st.tokenize(source, st.stoks[:0])
-	st.atoks = st.tokenize(answer, st.atoks[:0])
+	st.stoks = st.tokenize(source, st.stoks[:0], false)
+	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.index(source)
 	var ev []Evidence
 	var fixes []fix
@@ -113,9 +113,10 @@ func (c *Checker) Check(answer, source string) Result {
 	// answer already accounts for is no better place for another one.
 	var claimed nbits
 	st.anear = st.anear[:0]
+	from := 0
 	for i := range st.anums {
 		q := &st.anums[i]
-		st.context(q, st.atoks)
+		from = st.context(q, st.atoks, from)
 		near := st.closeSet(q)
 		st.anear = append(st.anear, near)
 		compat := st.compatSet(q.kind)
@@ -372,7 +373,7 @@ type state struct {
 	// Source numbers by distinct value (closeTo depends on values only, so
 	// an answer number is compared with each distinct value once) and by
 	// kind (n, $, %, y).
-	classOf   map[float64]int32
+	classSlot []int32 // open addressing by value: class+1, 0 when empty
 	classVal  []float64
 	classTol  []float64 // the largest tolerance of the class's numbers
 	classBits []nbits
@@ -387,10 +388,11 @@ type state struct {
 	mark            []uint32 // per word id: stamp of the last set it joined
 	stamp           uint32
 	sentSpans       []scan.Span
+	aspans          []scan.Span // the answer's sentences
 }
 
 var statePool = sync.Pool{New: func() any {
-	return &state{classOf: make(map[float64]int32, 64)}
+	return &state{classSlot: make([]int32, 2*maxNumbers)}
 }}
 
 func getState() *state { return statePool.Get().(*state) }
@@ -405,7 +407,6 @@ func putState(s *state) {
 	}
 	s.words.reset()
 	s.source = ""
-	clear(s.classOf)
 	s.npBuilt = false
 	s.sents = s.sents[:0]
 	s.ctx = s.ctx[:0]
@@ -549,23 +550,42 @@ type numWord struct {
 	cls byte
 }
 
-var numWords = func() map[string]numWord {
-	m := map[string]numWord{"hundred": {100, 'h'}, "dozen": {12, 'd'}, "thousand": {1e3, 's'}, "million": {1e6, 's'},
-		"billion": {1e9, 's'}, "trillion": {1e12, 's'}, "twice": {2, 'x'}}
+// numWords is the number words as a words table, for lookups without a
+// map; numWordVals holds their values by id.
+var numWords, numWordVals = func() (*words, []numWord) {
+	d, vals := &words{}, []numWord{}
+	add := func(w string, nw numWord) {
+		d.intern([]byte(w), fnvAdd(fnvOffset, w))
+		vals = append(vals, nw)
+	}
+	for _, w := range []struct {
+		w  string
+		nw numWord
+	}{{"hundred", numWord{100, 'h'}}, {"dozen", numWord{12, 'd'}}, {"thousand", numWord{1e3, 's'}}, {"million", numWord{1e6, 's'}},
+		{"billion", numWord{1e9, 's'}}, {"trillion", numWord{1e12, 's'}}, {"twice", numWord{2, 'x'}}} {
+		add(w.w, w.nw)
+	}
 	for i, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
-		m[w] = numWord{float64(i + 1), 'u'}
+		add(w, numWord{float64(i + 1), 'u'})
 	}
 	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
-		m[w] = numWord{float64(20 + 10*i), 'T'}
+		add(w, numWord{float64(20 + 10*i), 'T'})
 	}
-	return m
+	return d, vals
 }()
+
+func lookupNumWord(w []byte) (numWord, bool) {
+	if id := find(numWords, w, fnvAdd(fnvOffset, w)); id >= 0 {
+		return numWordVals[id], true
+	}
+	return numWord{}, false
+}
 
 // numWordFirst has bit c-'a' set for each first letter c of a number word.
 var numWordFirst = func() uint32 {
 	var m uint32
-	for w := range numWords {
-		m |= 1 << (w[0] - 'a')
+	for id := range numWordVals {
+		m |= 1 << (numWords.word(int32(id))[0] - 'a')
 	}
 	return m
 }()
@@ -606,7 +626,7 @@ func wordNumbers(text string, out []quantity) []quantity {
 			continue
 		}
 		w, j := nextWord(text, i, &buf)
-		nw, ok := numWords[string(w)]
+		nw, ok := lookupNumWord(w)
 		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
 			i = j
 			continue
@@ -654,7 +674,7 @@ func wordNumbers(text string, out []quantity) []quantity {
 				k = j2 + 1
 				w2, j2 = nextWord(text, k, &buf)
 			}
-			nw2, ok := numWords[string(w2)]
+			nw2, ok := lookupNumWord(w2)
 			if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
 				break
 			}
@@ -686,6 +706,15 @@ func wordNumbers(text string, out []quantity) []quantity {
 }
 
 func currencyWordAfter(s string) bool {
+	// Most numbers: the first byte past the white space, ASCII, starts no
+	// currency word in either case.
+	i := 0
+	for i < len(s) && asciiSpace[s[i]] {
+		i++
+	}
+	if i == len(s) || s[i] < utf8.RuneSelf && s[i]|0x20 != 'd' && s[i]|0x20 != 'u' && s[i]|0x20 != 'e' {
+		return false
+	}
 	if !scan.IsASCII(s) {
 		rest := strings.TrimSpace(strings.ToLower(s))
 		return strings.HasPrefix(rest, "dollar") || strings.HasPrefix(rest, "usd") || strings.HasPrefix(rest, "euro")
@@ -694,6 +723,9 @@ func currencyWordAfter(s string) bool {
 	rest := strings.TrimSpace(s)
 	return scan.HasPrefixFold(rest, "dollar") || scan.HasPrefixFold(rest, "usd") || scan.HasPrefixFold(rest, "euro")
 }
+
+// asciiSpace marks the ASCII bytes strings.TrimSpace trims.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 var currencySigns = [...]string{"$", "€", "£", "¥"}
 
@@ -714,23 +746,25 @@ var unitStart = func() (t [256]bool) {
 // check): an optional currency sign, digits with optional thousands
 // commas and a decimal part, and an optional unit or scale word.
 func numberSpans(text string, limit int, out [][2]int) [][2]int {
-	for i := 0; i < len(text) && len(out) < limit; i++ {
-		if !isDigit(text[i]) {
-			continue
+	for i := 0; len(out) < limit; i++ {
+		if i = nextDigit(text, i); i >= len(text) { // i passes the end after a number ending it
+			break
 		}
 		st := i
 		if st > 0 && isDigit(text[st-1]) {
 			continue
 		}
 		// Currency sign (possibly multi-byte) and one space before.
-		for _, sym := range currencySigns {
-			p := st
-			if p > 0 && text[p-1] == ' ' {
-				p--
-			}
-			if strings.HasSuffix(text[:p], sym) {
-				st = p - len(sym)
-				break
+		p := st
+		if p > 0 && text[p-1] == ' ' {
+			p--
+		}
+		if p > 0 && (text[p-1] == '$' || text[p-1] >= utf8.RuneSelf) { // the signs' last bytes
+			for _, sym := range currencySigns {
+				if strings.HasSuffix(text[:p], sym) {
+					st = p - len(sym)
+					break
+				}
 			}
 		}
 		j := i
@@ -767,14 +801,15 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 			k++
 		}
 		raw := text[k:min(len(text), k+9)]
-		ascii := scan.IsASCII(raw)
-		var rest string
-		if !ascii {
-			rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
-		}
-		units := unitSuffixes[:]
-		if ascii && (raw == "" || !unitStart[raw[0]|0x20]) {
-			units = nil // no unit starts so (most numbers: "85 employees", "2024,")
+		var units []string
+		ascii, rest := true, ""
+		// No unit starts with an ASCII byte unitStart refuses (most numbers:
+		// "85 employees", "2024,"), whatever lower-casing does to the rest.
+		if raw != "" && (raw[0] >= utf8.RuneSelf || unitStart[raw[0]|0x20]) {
+			units = unitSuffixes[:]
+			if ascii = scan.IsASCII(raw); !ascii {
+				rest = strings.ToLower(raw) // may change byte lengths: the old path, kept exact
+			}
 		}
 		for _, suf := range units {
 			var has bool
@@ -843,6 +878,9 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || b == '_'
 }
 func parseFloat(s string) (float64, error) {
+	if v, ok := parseDecimal(s); ok {
+		return v, nil
+	}
 	if strings.IndexByte(s, ',') < 0 {
 		return strconv.ParseFloat(s, 64)
 	}
@@ -856,6 +894,44 @@ func parseFloat(s string) (float64, error) {
 		}
 	}
 	return strconv.ParseFloat(string(b), 64)
+}
+
+// pow10 holds the powers of ten a float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseDecimal is parseFloat for digits with commas and at most one '.'
+// (nearly every number), without strconv: ok only when the digits fit a
+// float64 exactly and there are at most 22 decimals, so one IEEE division
+// rounds correctly, giving ParseFloat's value bit for bit.
+func parseDecimal(s string) (float64, bool) {
+	var mant uint64
+	digits, dec, dot := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			d := uint64(c - '0')
+			if mant > (1<<53-1-d)/10 {
+				return 0, false
+			}
+			mant = mant*10 + d
+			digits++
+			if dot {
+				dec++
+			}
+		case c == '.' && !dot:
+			dot = true
+		case c != ',':
+			return 0, false
+		}
+	}
+	if digits == 0 || dec >= len(pow10) {
+		return 0, false
+	}
+	if dec == 0 {
+		return float64(mant), true
+	}
+	return float64(mant) / pow10[dec], true
 }
 
 var scaleSuffixes = [...]struct {
@@ -874,7 +950,7 @@ func parseQuantity(raw string) (float64, byte, bool) {
 func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 	kind := byte('n')
 	s := raw
-	if r, n := utf8.DecodeRuneInString(s); strings.ContainsRune("$€£¥", r) {
+	if r, n := utf8.DecodeRuneInString(s); s != "" && !isDigit(s[0]) && strings.ContainsRune("$€£¥", r) {
 		kind = '$'
 		s = strings.TrimSpace(s[n:])
 	}
@@ -1016,13 +1092,18 @@ func parseTime(l string) (float64, bool) {
 }
 
 // context computes q's context: the content words within 6 words of its
-// span (and 80 bytes).
-func (s *state) context(q *quantity, toks []tok) {
+// span (and 80 bytes). from is a token index at or before q's first token:
+// numbers come in text order, so each starts where the last one's search
+// ended (the index returned) instead of a binary search.
+func (s *state) context(q *quantity, toks []tok, from int) int {
+	i := from
+	for i < len(toks) && toks[i].start < q.span.Start {
+		i++
+	}
 	if q.c0 >= 0 {
-		return
+		return i
 	}
 	st, en := q.span.Start, q.span.End
-	i := sort.Search(len(toks), func(k int) bool { return toks[k].start >= st })
 	q.c0 = int32(len(s.ctx))
 	for k := max(0, i-6); k < i; k++ {
 		if st-toks[k].start <= 80 {
@@ -1035,11 +1116,13 @@ func (s *state) context(q *quantity, toks []tok) {
 		}
 	}
 	q.c1 = int32(len(s.ctx))
+	return i
 }
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
-// of the lower-cased word itself (-1 when the source does not have it), its
-// weight for the unsupported share, and whether the source lacks it.
+// of the lower-cased word itself (-1 when the source does not have it;
+// looked up for answer words only), its weight for the unsupported share,
+// and whether the source lacks it.
 type tok struct {
 	start, end int
 	id, full   int32
@@ -1051,7 +1134,7 @@ type tok struct {
 // tokenize appends the content words of text with their offsets, in one
 // pass: runs of letters and apostrophes starting with a letter, lower-cased,
 // apostrophes trimmed, stop words and one-letter words dropped, stemmed.
-func (s *state) tokenize(text string, out []tok) []tok {
+func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 	buf := s.buf
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -1071,31 +1154,9 @@ func (s *state) tokenize(text string, out []tok) []tok {
 			first = r
 		}
 		st := i
-		buf = buf[:0]
-		for i < len(text) {
-			c := text[i]
-			if c < utf8.RuneSelf {
-				if asciiLetter(c) {
-					buf = append(buf, c|0x20)
-				} else if c == '\'' {
-					buf = append(buf, c)
-				} else {
-					break
-				}
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			i += n
-		}
+		buf, i = lowerWord(text, i, buf)
+		// No leading apostrophe to trim: a word starts with a letter.
 		w := buf
-		for len(w) > 0 && w[0] == '\'' {
-			w = w[1:]
-		}
 		for len(w) > 0 && w[len(w)-1] == '\'' {
 			w = w[:len(w)-1]
 		}
@@ -1108,18 +1169,65 @@ func (s *state) tokenize(text string, out []tok) []tok {
 		sw := stemBytes(w)
 		hs := fnvAdd(fnvOffset, sw)
 		hw := fnvAdd(hs, w[len(sw):])
-		if find(stopWords, w, hw) >= 0 {
+		if n := len(w); n < 16 && stopShape[w[0]]&stopShape[w[n-1]]&(1<<n) != 0 && find(stopWords, w, hw) >= 0 {
 			continue
 		}
 		id := s.words.intern(sw, hs)
-		full := id
-		if len(sw) != len(w) {
+		full := int32(-1)
+		if len(sw) == len(w) {
+			full = id
+		} else if answer {
 			full = find(&s.words, w, hw)
 		}
 		out = append(out, tok{start: st, end: i, id: id, full: full, upper: unicode.IsUpper(first)})
 	}
 	s.buf = buf
 	return out
+}
+
+// wordLower maps the ASCII bytes of a word to their lower case: letters
+// and the apostrophe; 0 for the rest.
+var wordLower = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c), byte(c)
+	}
+	t['\''] = '\''
+	return t
+}()
+
+// stopShape has bit n set for the first and the last byte of each stop word
+// of n bytes: most content words fail one of the two.
+var stopShape = func() (t [256]uint16) {
+	for w := range stop {
+		t[w[0]] |= 1 << len(w)
+		t[w[len(w)-1]] |= 1 << len(w)
+	}
+	return t
+}()
+
+// lowerWord reads the run of letters and apostrophes at i of text into
+// buf[:0], lower-cased, and returns it and its end. Its own small function:
+// in tokenize's body the loop spilled its registers.
+func lowerWord(text string, i int, buf []byte) ([]byte, int) {
+	buf = buf[:0]
+	for i < len(text) {
+		c := text[i]
+		if l := wordLower[c]; l != 0 {
+			buf = append(buf, l)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			break
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		i += n
+	}
+	return buf, i
 }
 
 func asciiLetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
@@ -1200,15 +1308,16 @@ func (s *state) index(source string) {
 	}
 	s.snums = s.quantities(source, s.snums[:0])
 	s.classVal = s.classVal[:0]
+	clear(s.classSlot)
 	s.classTol = s.classTol[:0]
 	s.classBits = s.classBits[:0]
 	s.kindBits = [4]nbits{}
 	for i := range s.snums {
 		v := s.snums[i].value
-		c, ok := s.classOf[v]
-		if !ok {
+		c, slot := s.classOf(v)
+		if c < 0 {
 			c = int32(len(s.classVal))
-			s.classOf[v] = c
+			s.classSlot[slot] = c + 1
 			s.classVal = append(s.classVal, v)
 			s.classTol = append(s.classTol, 0)
 			s.classBits = append(s.classBits, nbits{})
@@ -1216,6 +1325,18 @@ func (s *state) index(source string) {
 		s.classBits[c].set(i)
 		s.classTol[c] = max(s.classTol[c], s.snums[i].tol)
 		s.kindBits[kindIndex(s.snums[i].kind)].set(i)
+	}
+}
+
+// classOf returns the class of the value v, -1 and its free slot when it
+// has none yet. Values are never NaN, and +0 is the only zero.
+func (s *state) classOf(v float64) (int32, int) {
+	mask := len(s.classSlot) - 1
+	for i := int(math.Float64bits(v)*0x9e3779b97f4a7c15>>32) & mask; ; i = (i + 1) & mask {
+		c := s.classSlot[i] - 1
+		if c < 0 || s.classVal[c] == v {
+			return c, i
+		}
 	}
 }
 
@@ -1512,8 +1633,9 @@ func (s *state) scores(q *quantity) {
 		n := s.words.len()
 		s.wordSet = growInt32(s.wordSet, n)
 		s.wbits = s.wbits[:0]
+		from := 0
 		for i := range s.snums {
-			s.context(&s.snums[i], s.stoks)
+			from = s.context(&s.snums[i], s.stoks, from)
 			for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
 				k := s.wordSet[w]
 				if k == 0 {
@@ -1577,40 +1699,68 @@ func (s *state) align(q *quantity, claimed *nbits) (*quantity, bool) {
 	return best, false
 }
 
-var negWords = map[string]bool{"not": true, "no": true, "never": true, "none": true, "nobody": true, "nothing": true,
-	"neither": true, "nor": true, "without": true, "cannot": true, "fail": true, "fails": true, "failed": true,
-	"refuse": true, "refused": true, "refuses": true}
+// negWord: w (lower-case) is a negation word.
+func negWord(w string) bool {
+	switch w {
+	case "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
+		"fail", "fails", "failed", "refuse", "refused", "refuses":
+		return true
+	}
+	return false
+}
 
 // negations counts negation words and "n't" contractions: words are runs
 // of letters and apostrophes (’ included), lower-cased.
 func negations(s string, buf []byte) (int, []byte) {
 	n := 0
 	for i := 0; i < len(s); {
-		r, sz := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, sz = utf8.DecodeRuneInString(s[i:])
-		}
-		if !negWordRune(r) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if wordLower[c] == 0 { // negWordRune on ASCII
+				i++
+				continue
+			}
+		} else if r, sz := utf8.DecodeRuneInString(s[i:]); !negWordRune(r) {
 			i += sz
 			continue
 		}
-		buf = buf[:0]
+		st, ascii := i, true
 		for i < len(s) {
-			r, sz := rune(s[i]), 1
-			if r >= utf8.RuneSelf {
-				r, sz = utf8.DecodeRuneInString(s[i:])
+			if c := s[i]; c < utf8.RuneSelf {
+				if wordLower[c] == 0 {
+					break
+				}
+				i++
+				continue
 			}
+			r, sz := utf8.DecodeRuneInString(s[i:])
 			if !negWordRune(r) {
 				break
 			}
-			if r < utf8.RuneSelf {
-				buf = append(buf, byte(unicode.ToLower(r)))
-			} else {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			}
+			ascii = false
 			i += sz
 		}
-		if negWords[string(buf)] || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
+		if w := s[st:i]; ascii {
+			// Lower-cased in place of the rune path: ASCII letters only.
+			var low [8]byte
+			if k := len(w); k <= len(low) {
+				for j := 0; j < k; j++ {
+					low[j] = w[j] | 0x20
+				}
+				if negWord(string(low[:k])) {
+					n++
+					continue
+				}
+			}
+			if k := len(w); k >= 3 && w[k-3]|0x20 == 'n' && w[k-2] == '\'' && w[k-1]|0x20 == 't' {
+				n++
+			}
+			continue
+		}
+		buf = buf[:0]
+		for _, r := range s[st:i] {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		}
+		if negWord(string(buf)) || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
 			n++
 		}
 	}
@@ -1619,7 +1769,9 @@ func negations(s string, buf []byte) (int, []byte) {
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
-var antonyms = func() map[string][]string {
+// antonymWords holds the stems of the antonym pairs as a words table, for
+// lookups without a map; antonymLists their antonyms by id.
+var antonymWords, antonymLists = func() (*words, [][]string) {
 	pairs := [][2]string{{"increase", "decrease"}, {"rise", "fall"}, {"higher", "lower"}, {"more", "less"}, {"gain", "loss"},
 		{"accept", "reject"}, {"approve", "deny"}, {"approved", "denied"}, {"approve", "reject"}, {"approved", "rejected"}, {"before", "after"}, {"early", "late"}, {"earlier", "later"},
 		{"open", "close"}, {"win", "lose"}, {"won", "lost"}, {"true", "false"}, {"agree", "disagree"}, {"allow", "forbid"},
@@ -1640,23 +1792,40 @@ var antonyms = func() map[string][]string {
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
 		{"improve", "degrade"}, {"real", "synthetic"}}
-	m := map[string][]string{}
+	d := &words{}
+	var lists [][]string
+	id := func(w string) int32 {
+		i := d.intern([]byte(w), fnvAdd(fnvOffset, w))
+		if int(i) == len(lists) {
+			lists = append(lists, nil)
+		}
+		return i
+	}
 	for _, p := range pairs {
 		a, b := stem(p[0]), stem(p[1])
-		if !slices.Contains(m[a], b) {
-			m[a], m[b] = append(m[a], b), append(m[b], a)
+		ia, ib := id(a), id(b)
+		if !slices.Contains(lists[ia], b) {
+			lists[ia], lists[ib] = append(lists[ia], b), append(lists[ib], a)
 		}
 	}
-	return m
+	return d, lists
 }()
+
+// antonyms returns the antonyms of the stem w, whose hash is h.
+func antonyms(w []byte, h uint32) []string {
+	if id := find(antonymWords, w, h); id >= 0 {
+		return antonymLists[id]
+	}
+	return nil
+}
 
 // contradiction aligns each answer sentence with its most similar source
 // sentence; a different number of negations, or an antonym of a source word
 // the answer uses instead, is a contradiction.
 func (s *state) contradiction(answer, source string) (Evidence, bool) {
 	built := false
-	var aspans []scan.Span
-	aspans = sentences(answer, aspans)
+	s.aspans = sentences(answer, s.aspans[:0])
+	aspans := s.aspans
 	k := 0
 	for _, sp := range aspans {
 		// The answer sentence's words: its tokens (they never cross a
@@ -1696,7 +1865,7 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 		}
 		for _, w := range s.set {
 			word := s.words.word(w)
-			for _, ant := range antonyms[string(word)] {
+			for _, ant := range antonyms(word, s.words.hash[w]) {
 				if aid := find(&s.words, ant, fnvAdd(fnvOffset, ant)); aid >= 0 && s.sentHas(best, aid) && !s.sentHas(best, w) {
 					return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 						SourceText: srcText, Reason: fmt.Sprintf("the answer says %q where the source says %q", string(word), ant)}, true
@@ -1833,7 +2002,7 @@ func clauseNegated(text string, grammatical bool) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWords[l] && !(grammatical && negVerb(l)) {
+				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) {
 					return true
 				}
 			}
@@ -1894,7 +2063,8 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			}
 		}
 		if other == "" {
-			for _, ant := range antonyms[string(stemBytes(w))] {
+			sw := stemBytes(w)
+			for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
 				if s.sharedNeighbour(i, []byte(ant)) {
 					other = ant
 					break
@@ -2107,11 +2277,11 @@ func (s *state) acronymOf(w string) bool {
 // sentences splits on . ! ? and newlines (not inside numbers).
 func sentences(s string, out []scan.Span) []scan.Span {
 	st := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !sentencePunct[c] {
-			continue
+	for i := 0; ; i++ {
+		if i = nextPunct(s, i); i == len(s) {
+			break
 		}
+		c := s[i]
 		if c != '\n' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n' {
 			continue
 		}
@@ -2128,6 +2298,50 @@ func sentences(s string, out []scan.Span) []scan.Span {
 
 // sentencePunct marks the bytes that may end a sentence.
 var sentencePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true}
+
+// Eight bytes at a time (SWAR): x has a zero byte iff (x-swarLo)&^x&swarHi != 0.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// load8 reads s[i:i+8] little-endian (one load once compiled).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// nextPunct returns the index of the first sentencePunct byte of s at or
+// after i, len(s) when there is none: sentences and numbers are sparse,
+// so whole words without one are skipped.
+func nextPunct(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := load8(s, i)
+		a, b, c, d := x^'\n'*swarLo, x^'!'*swarLo, x^'?'*swarLo, x^'.'*swarLo
+		if ((a-swarLo)&^a|(b-swarLo)&^b|(c-swarLo)&^c|(d-swarLo)&^d)&swarHi != 0 {
+			break
+		}
+	}
+	for i < len(s) && !sentencePunct[s[i]] {
+		i++
+	}
+	return i
+}
+
+// nextDigit is nextPunct for ASCII digits: x^'0' maps them, and only them,
+// to bytes under 10.
+func nextDigit(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if y := load8(s, i) ^ '0'*swarLo; (y-10*swarLo)&^y&swarHi != 0 {
+			break
+		}
+	}
+	for i < len(s) && !isDigit(s[i]) {
+		i++
+	}
+	return i
+}
 
 func trimSpan(s string, st, en int) scan.Span {
 	for st < en && (s[st] == ' ' || s[st] == '\n' || s[st] == '\t' || s[st] == '\r') {

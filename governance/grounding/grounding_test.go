@@ -1,7 +1,9 @@
 package grounding
 
 import (
+	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -161,12 +163,12 @@ func TestBitsetScoring(t *testing.T) {
 	for iter := range 400 {
 		src, ans := text(20+r.Intn(900)), text(5+r.Intn(60))
 		st := getState()
-		st.stoks = st.tokenize(src, st.stoks[:0])
-		st.atoks = st.tokenize(ans, st.atoks[:0])
+		st.stoks = st.tokenize(src, st.stoks[:0], false)
+		st.atoks = st.tokenize(ans, st.atoks[:0], true)
 		st.index(src)
 		st.anums = st.quantities(ans, st.anums[:0])
 		for i := range st.anums {
-			st.context(&st.anums[i], st.atoks)
+			st.context(&st.anums[i], st.atoks, 0)
 		}
 		for i := range st.anums {
 			q := &st.anums[i]
@@ -202,7 +204,8 @@ func TestBitsetScoring(t *testing.T) {
 			bestScore, ties := 0, 0
 			for j := range st.snums {
 				n := &st.snums[j]
-				c := near(q, n.value, st.classTol[st.classOf[n.value]])
+				cl, _ := st.classOf(n.value)
+				c := near(q, n.value, st.classTol[cl])
 				if c && compatible(q.kind, n.kind) {
 					has = true
 				}
@@ -329,4 +332,73 @@ func TestNegativeJudgement(t *testing.T) {
 	}
 	require.True(t, negativeJudgements[stem("disastrous")], "the embedded list is loaded")
 	require.False(t, negativeJudgements["slow"], "mild words are not in the list")
+}
+
+// TestParseDecimal: the hand parser agrees with strconv.ParseFloat (commas
+// dropped) bit for bit on every string it accepts, and accepts the usual
+// spellings.
+func TestParseDecimal(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	const alphabet = "0123456789012345678901234567890123456789.,"
+	check := func(s string) {
+		v, ok := parseDecimal(s)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+		require.NoError(t, err, s)
+		require.Equal(t, math.Float64bits(want), math.Float64bits(v), s)
+	}
+	for _, s := range []string{"0", "0.0", "5.", ".5", "4.2", "1,200,000", "1,187,000.25", "9007199254740991", "90071992547409.91",
+		"0.0000000000000000000012", "123456789012345.6", "3.14159265358979"} {
+		_, ok := parseDecimal(s)
+		require.True(t, ok, s)
+		check(s)
+	}
+	for _, s := range []string{"", ".", ",", "1.2.3", "1e5", "-1", "+1", "12%", "9007199254740993", "0.00000000000000000000001"} {
+		_, ok := parseDecimal(s)
+		require.False(t, ok, s)
+	}
+	for range 200000 {
+		b := make([]byte, 1+r.Intn(24))
+		for i := range b {
+			b[i] = alphabet[r.Intn(len(alphabet))]
+		}
+		check(string(b))
+	}
+	for range 200000 {
+		s := strconv.FormatUint(r.Uint64()>>r.Intn(64), 10)
+		if k := r.Intn(len(s) + 1); k < len(s) {
+			s = s[:k] + "." + s[k:]
+		}
+		check(s)
+	}
+}
+
+// TestNextPunctDigit: the eight-byte skips find what a byte loop finds.
+func TestNextPunctDigit(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	const alphabet = "ab Z09/:;.!?\n\x00\x7f\x80\xff\xe2\x0a\x2f\x3a"
+	for range 20000 {
+		b := make([]byte, r.Intn(40))
+		for i := range b {
+			if r.Intn(4) == 0 {
+				b[i] = alphabet[r.Intn(len(alphabet))]
+			} else {
+				b[i] = byte(r.Intn(256))
+			}
+		}
+		s := string(b)
+		for i := 0; i <= len(s); i++ {
+			p, d := i, i
+			for p < len(s) && !sentencePunct[s[p]] {
+				p++
+			}
+			for d < len(s) && !isDigit(s[d]) {
+				d++
+			}
+			require.Equal(t, p, nextPunct(s, i), "%q %d", s, i)
+			require.Equal(t, d, nextDigit(s, i), "%q %d", s, i)
+		}
+	}
 }
