@@ -99,6 +99,7 @@ func (c *rawClient) close() {
 // response is what the load generator keeps of an answer.
 type response struct {
 	status    int
+	sent      time.Time // just before the request was written
 	firstByte time.Time // when the first byte of the body arrived
 	body      []byte    // only when do was asked to keep it
 }
@@ -139,6 +140,7 @@ func (c *rawClient) do(req []byte, keepBody bool) (response, error) {
 // roundTrip writes req and parses one response. started reports whether any
 // response byte arrived (a stale keep-alive connection fails without one).
 func (rc *rawConn) roundTrip(req []byte, keepBody bool) (res response, started, closeAfter bool, err error) {
+	res.sent = time.Now()
 	if _, err = rc.c.Write(req); err != nil {
 		return res, false, false, err
 	}

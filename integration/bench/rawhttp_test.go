@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -73,4 +75,18 @@ func TestRawClient(t *testing.T) {
 
 	_, err = newRawClient("https://example.com")
 	require.ErrorContains(t, err, "only http://")
+}
+
+func TestPace(t *testing.T) {
+	var got []time.Time
+	pace(context.Background(), 1000, 20, func(scheduled time.Time) { got = append(got, scheduled) })
+	require.Len(t, got, 20)
+	for i := 1; i < len(got); i++ {
+		require.Equal(t, time.Millisecond, got[i].Sub(got[i-1]), "one send per scheduled slot, evenly spaced")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := 0
+	pace(ctx, 1000, 20, func(time.Time) { n++ })
+	require.Zero(t, n, "a cancelled run sends nothing")
 }
