@@ -53,8 +53,9 @@ fuzz: ## fuzz the Events decoder and the governance engine, a minute each
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events
 	$(GO) test -run='^$$' -fuzz=FuzzVerify -fuzztime=60s ./governance
 
-vet: ## go vet
+vet: ## go vet, and gofmt -l (fails when a file is not formatted); CI runs it
 	$(GO) vet $(PKGS)
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted" >&2; exit 1; fi
 
 clean: ## remove build output (not ./data)
 	rm -rf bin
