@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -400,5 +401,90 @@ func TestNextPunctDigit(t *testing.T) {
 			require.Equal(t, p, nextPunct(s, i), "%q %d", s, i)
 			require.Equal(t, d, nextDigit(s, i), "%q %d", s, i)
 		}
+	}
+}
+
+// TestWordBytes: the eight-byte word test marks what wordLower marks.
+func TestWordBytes(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	const alphabet = "azAZ@[`{'\x07\x27\x47\x67\x00\x7f\x80\xa7\xc1\xe1\xff 09"
+	for range 200000 {
+		var x uint64
+		for b := range 8 {
+			c := byte(r.Intn(256))
+			if r.Intn(2) == 0 {
+				c = alphabet[r.Intn(len(alphabet))]
+			}
+			x |= uint64(c) << (8 * b)
+		}
+		var want uint64
+		for b := range 8 {
+			if wordLower[byte(x>>(8*b))] != 0 {
+				want |= 0x80 << (8 * b)
+			}
+		}
+		require.Equal(t, want, wordBytes(x), "%#x", x)
+	}
+}
+
+// tokenizeRef is tokenize without the surface cache and the eight-byte
+// reads: every word lowered byte by byte and looked up in full.
+func (s *state) tokenizeRef(text string, out []tok, answer bool) []tok {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			i += n
+			continue
+		}
+		st := i
+		s.buf, i = lowerWord(text, i, s.buf)
+		if id, full := s.wordIDs(s.buf, answer); id >= 0 {
+			out = append(out, tok{start: st, end: i, id: id, full: max(full, -1), upper: unicode.IsUpper(r)})
+		}
+	}
+	return out
+}
+
+// TestTokenizeMatchesRef: words read eight bytes at a time and taken from
+// the surface cache get the spans and ids reading each word in full gives;
+// answer words' own ids may differ only where the source lacks both.
+func TestTokenizeMatchesRef(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	pieces := []string{"revenue", "Revenue", "REVENUE", "grew", "growing", "grows", "the", "The", "a", "I", "it's", "Sam's", "dogs'", "o'clock",
+		"don't", "n't", "'", "''", "’", "é", "Ärger", "naïve", "K", "ǅ", "\xff", "\xe2\x80", "employees", "employee", "increases", "increased",
+		"testing", "testinged", "cases", "caseses", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefgh", "abcdefghi", "x", "4.2", "12%", "$",
+		" ", " ", " ", "  ", ", ", ".", "\n", "-", "_", "\x00", "\x07", "@", "[", "`", "{"}
+	text := func() string {
+		var b strings.Builder
+		for range r.Intn(60) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+			if r.Intn(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
+	for range 20000 {
+		src, ans := text(), text()
+		a, b := &state{}, &state{}
+		a.stoks = a.tokenize(src, nil, false)
+		a.atoks = a.tokenize(ans, nil, true)
+		b.stoks = b.tokenizeRef(src, nil, false)
+		b.atoks = b.tokenizeRef(ans, nil, true)
+		for _, st := range []*state{a, b} {
+			st.inSource = growBools(nil, st.words.len())
+			for _, t := range st.stoks {
+				st.inSource[t.id] = true
+			}
+		}
+		require.Equal(t, b.stoks, a.stoks, "%q", src)
+		require.Equal(t, len(b.atoks), len(a.atoks), "%q", ans)
+		for i := range a.atoks {
+			x, y := a.atoks[i], b.atoks[i]
+			require.Equal(t, a.vocab(x.full), b.vocab(y.full), "%q %d", ans, i)
+			x.full, y.full = 0, 0
+			require.Equal(t, y, x, "%q %d", ans, i)
+		}
+		require.Equal(t, b.words.buf, a.words.buf)
 	}
 }
