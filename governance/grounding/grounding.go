@@ -1107,19 +1107,26 @@ func (s *state) context(q *quantity, toks []tok, from int) int {
 	if q.c0 >= 0 {
 		return i
 	}
+	// Token starts grow, so each side's words are one run of tokens.
 	st, en := q.span.Start, q.span.End
-	q.c0 = int32(len(s.ctx))
-	for k := max(0, i-6); k < i; k++ {
-		if st-toks[k].start <= 80 {
-			s.ctx = append(s.ctx, toks[k].id)
-		}
+	ctx := s.ctx
+	q.c0 = int32(len(ctx))
+	k := max(0, i-6)
+	for k < i && st-toks[k].start > 80 {
+		k++
 	}
-	for k := i; k < len(toks) && k < i+6+1; k++ {
-		if toks[k].start >= en && toks[k].start-en <= 80 {
-			s.ctx = append(s.ctx, toks[k].id)
-		}
+	for ; k < i; k++ {
+		ctx = append(ctx, toks[k].id)
 	}
-	q.c1 = int32(len(s.ctx))
+	end := min(len(toks), i+6+1)
+	for k < end && toks[k].start < en {
+		k++
+	}
+	for ; k < end && toks[k].start-en <= 80; k++ {
+		ctx = append(ctx, toks[k].id)
+	}
+	q.c1 = int32(len(ctx))
+	s.ctx = ctx
 	return i
 }
 
@@ -1784,43 +1791,41 @@ func (s *state) scores(q *quantity) {
 	if !s.npBuilt {
 		s.npBuilt = true
 		n := s.words.len()
-		s.wordSet = growInt32(s.wordSet, n)
-		s.wbits = s.wbits[:0]
+		wordSet := growInt32(s.wordSet, n)
+		wbits := s.wbits[:0]
 		from := 0
 		for i := range s.snums {
-			from = s.context(&s.snums[i], s.stoks, from)
-			for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
-				k := s.wordSet[w]
+			q := &s.snums[i]
+			from = s.context(q, s.stoks, from)
+			for _, w := range s.ctx[q.c0:q.c1] {
+				k := wordSet[w]
 				if k == 0 {
-					s.wbits = append(s.wbits, nbits{})
-					k = int32(len(s.wbits))
-					s.wordSet[w] = k
+					wbits = append(wbits, nbits{})
+					k = int32(len(wbits))
+					wordSet[w] = k
 				}
-				s.wbits[k-1].set(i)
+				wbits[k-1].set(i)
 			}
 		}
+		s.wordSet, s.wbits = wordSet, wbits
 	}
 	s.planes = [4]nbits{}
 	ctx := s.ctx[q.c0:q.c1]
 	for k, w := range ctx {
-		dup := false
-		for _, x := range ctx[:k] {
-			if x == w {
-				dup = true
-				break
-			}
-		}
-		if dup || int(w) >= len(s.wordSet) || s.wordSet[w] == 0 {
+		if int(w) >= len(s.wordSet) || s.wordSet[w] == 0 || slices.Contains(ctx[:k], w) {
 			continue
 		}
-		// Add the word's set to the bit-sliced counters (a ripple carry).
-		carry := s.wbits[s.wordSet[w]-1]
+		// Add the word's set to the bit-sliced counters (a ripple carry,
+		// in registers, until nothing carries).
+		set := &s.wbits[s.wordSet[w]-1]
+		c0, c1, c2, c3 := set[0], set[1], set[2], set[3]
 		for p := range s.planes {
 			pl := &s.planes[p]
-			for j := range carry {
-				c := pl[j] & carry[j]
-				pl[j] ^= carry[j]
-				carry[j] = c
+			n0, n1, n2, n3 := pl[0]&c0, pl[1]&c1, pl[2]&c2, pl[3]&c3
+			pl[0], pl[1], pl[2], pl[3] = pl[0]^c0, pl[1]^c1, pl[2]^c2, pl[3]^c3
+			c0, c1, c2, c3 = n0, n1, n2, n3
+			if c0|c1|c2|c3 == 0 {
+				break
 			}
 		}
 	}
@@ -2047,26 +2052,49 @@ func (s *state) alignSentence(aw []tok) (*sentence, float64) {
 		}
 	}
 	s.set = set
-	touched := s.touched[:0]
+	// Counts compare as their shares do: all share the divisor len(set).
+	bestCount, bestID := int32(0), int32(-1)
+	postings := 0
 	for _, w := range set {
-		for _, id := range s.postings(w) {
-			if s.counts[id] == 0 {
-				touched = append(touched, id)
+		postings += len(s.postings(w))
+	}
+	if counts := s.counts[:len(s.sents)]; postings >= len(counts) {
+		// Most sentences get a count: count them all, then scan them in
+		// order (the first wins ties).
+		for _, w := range set {
+			for _, id := range s.postings(w) {
+				counts[id]++
 			}
-			s.counts[id]++
+		}
+		for id, c := range counts {
+			if c > bestCount {
+				bestCount, bestID = c, int32(id)
+			}
+		}
+		clear(counts)
+	} else {
+		touched := s.touched[:0]
+		for _, w := range set {
+			for _, id := range s.postings(w) {
+				if counts[id] == 0 {
+					touched = append(touched, id)
+				}
+				counts[id]++
+			}
+		}
+		s.touched = touched
+		for _, id := range touched {
+			c := counts[id]
+			counts[id] = 0
+			if c > bestCount || c == bestCount && id < bestID {
+				bestCount, bestID = c, id
+			}
 		}
 	}
-	s.touched = touched
-	var best *sentence
-	bestSim, bestID := 0.0, int32(-1)
-	for _, id := range touched {
-		sim := float64(s.counts[id]) / float64(len(set))
-		s.counts[id] = 0
-		if sim > bestSim || sim == bestSim && id < bestID {
-			best, bestSim, bestID = &s.sents[id], sim, id
-		}
+	if bestID < 0 {
+		return nil, 0
 	}
-	return best, bestSim
+	return &s.sents[bestID], float64(bestCount) / float64(len(set))
 }
 
 // clauseNegation: a clause of the answer sentence sp (split at , ; : and

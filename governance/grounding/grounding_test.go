@@ -3,6 +3,7 @@ package grounding
 import (
 	"math"
 	"math/rand"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -486,5 +487,96 @@ func TestTokenizeMatchesRef(t *testing.T) {
 			require.Equal(t, y, x, "%q %d", ans, i)
 		}
 		require.Equal(t, b.words.buf, a.words.buf)
+	}
+}
+
+// TestAlignSentenceMatchesShares: alignSentence (counting all sentences or
+// only those touched) picks the sentence the shares pick: the highest
+// share, the first on ties.
+func TestAlignSentenceMatchesShares(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	vocab := strings.Fields("revenue profit staff offices grew fell year quarter customers rose cost plan board trial refund days")
+	sent := func() string {
+		var b strings.Builder
+		for range 1 + r.Intn(8) {
+			b.WriteString(vocab[r.Intn(len(vocab))] + " ")
+		}
+		return b.String() + ". "
+	}
+	for range 3000 {
+		var src strings.Builder
+		for range 1 + r.Intn(60) {
+			src.WriteString(sent())
+		}
+		ans := sent()
+		st := getState()
+		st.source = src.String()
+		st.stoks = st.tokenize(st.source, st.stoks[:0], false)
+		st.atoks = st.tokenize(ans, st.atoks[:0], true)
+		st.sourceSentences(st.source)
+		st.counts = growInt32(st.counts, len(st.sents))
+		st.mark = growMarks(st.mark, st.words.len())
+		for k := 0; k < len(st.atoks); k++ {
+			aw := st.atoks[k : k+1+r.Intn(len(st.atoks)-k)]
+			best, sim := st.alignSentence(aw)
+			ids := map[int32]bool{}
+			for _, t := range aw {
+				ids[t.id] = true
+			}
+			var want *sentence
+			wantSim := 0.0
+			for i := range st.sents {
+				n := 0
+				for id := range ids {
+					if st.sentHas(&st.sents[i], id) {
+						n++
+					}
+				}
+				if s := float64(n) / float64(len(ids)); s > wantSim {
+					want, wantSim = &st.sents[i], s
+				}
+			}
+			require.Equal(t, want, best)
+			require.Equal(t, wantSim, sim)
+			require.Len(t, st.set, len(ids))
+		}
+		putState(st)
+	}
+}
+
+// TestContextMatchesWindow: a number's context (one run of tokens each
+// side) holds the words the per-token window test picks.
+func TestContextMatchesWindow(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	pieces := []string{"revenue", "grew", "staff", "offices", "12%", "$4.2 million", "85", "3 km", "2024", "5-7", strings.Repeat("x", 30),
+		strings.Repeat("long ", 9), "the", ", ", ". ", "\n"}
+	for range 3000 {
+		var b strings.Builder
+		for range r.Intn(80) {
+			b.WriteString(pieces[r.Intn(len(pieces))] + " ")
+		}
+		text := b.String()
+		st := getState()
+		toks := st.tokenize(text, nil, false)
+		nums := st.quantities(text, nil)
+		from := 0
+		for i := range nums {
+			q := &nums[i]
+			from = st.context(q, toks, from)
+			var want []int32
+			k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= q.span.Start })
+			for j := max(0, k-6); j < k; j++ {
+				if q.span.Start-toks[j].start <= 80 {
+					want = append(want, toks[j].id)
+				}
+			}
+			for j := k; j < len(toks) && j < k+7; j++ {
+				if toks[j].start >= q.span.End && toks[j].start-q.span.End <= 80 {
+					want = append(want, toks[j].id)
+				}
+			}
+			require.Equal(t, want, append([]int32(nil), st.ctx[q.c0:q.c1]...), "%q %d", text, i)
+		}
+		putState(st)
 	}
 }
