@@ -182,8 +182,8 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	// Codes that start with a number ("3D", "5G", "4K"): the source must
 	// have them as written.
-	for i := 0; i < len(answer) && len(ev) < maxEvidence; i++ {
-		if !isDigit(answer[i]) || i > 0 && isWordByte(answer[i-1]) {
+	for i := nextDigit(answer, 0); i < len(answer) && len(ev) < maxEvidence; i = nextDigit(answer, i+1) {
+		if i > 0 && isWordByte(answer[i-1]) {
 			continue
 		}
 		j := i
@@ -394,7 +394,7 @@ type state struct {
 }
 
 var statePool = sync.Pool{New: func() any {
-	return &state{classSlot: make([]int32, 2*maxNumbers)}
+	return &state{classSlot: make([]int32, 2*maxNumbers), surf: make([]surfaceEntry, 512)}
 }}
 
 func getState() *state { return statePool.Get().(*state) }
@@ -971,7 +971,7 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 			}
 		}
 		for _, suf := range scaleSuffixes {
-			if strings.HasSuffix(l, suf.w) {
+			if l != "" && l[len(l)-1] == suf.w[len(suf.w)-1] && strings.HasSuffix(l, suf.w) {
 				if suf.w == "%" || strings.Contains(suf.w, "cent") {
 					kind = '%'
 				}
@@ -1296,26 +1296,29 @@ type surfaceEntry struct {
 // it, which is settled before the answer is read.
 func (s *state) surface(k0, k1 uint64, text string, i int, answer bool) (int32, int32) {
 	mask := len(s.surf) - 1
-	p := surfaceSlot(k0, k1) & mask
-	for len(s.surf) > 0 {
+	for p := surfaceSlot(k0, k1) & mask; ; p = (p + 1) & mask {
 		e := &s.surf[p]
 		if e.k0 == k0 && e.k1 == k1 {
 			if e.full != fullUnknown || !answer {
 				return e.id, max(e.full, -1)
 			}
-			break // a source word, now in the answer: look up its own id
+			return s.addSurface(k0, k1, text, i, answer, p) // a source word, now in the answer: look up its own id
 		}
 		if e.k0 == 0 {
-			break
+			return s.addSurface(k0, k1, text, i, answer, p)
 		}
-		p = (p + 1) & mask
 	}
+}
+
+// addSurface computes the ids of a word surface did not find and caches
+// them in slot p (its free slot, or its entry to complete).
+func (s *state) addSurface(k0, k1 uint64, text string, i int, answer bool, p int) (int32, int32) {
 	s.buf, _ = lowerWord(text, i, s.buf)
 	id, full := s.wordIDs(s.buf, answer)
-	if len(s.surf) == 0 || s.surf[p].k0 == 0 {
+	if s.surf[p].k0 == 0 {
 		if 2*(s.nsurf+1) > len(s.surf) {
 			s.growSurface()
-			mask = len(s.surf) - 1
+			mask := len(s.surf) - 1
 			for p = surfaceSlot(k0, k1) & mask; s.surf[p].k0 != 0; p = (p + 1) & mask {
 			}
 		}
@@ -1331,7 +1334,7 @@ func surfaceSlot(k0, k1 uint64) int {
 
 func (s *state) growSurface() {
 	old := s.surf
-	s.surf = make([]surfaceEntry, max(512, 2*len(old)))
+	s.surf = make([]surfaceEntry, 2*len(old))
 	mask := len(s.surf) - 1
 	for _, e := range old {
 		if e.k0 == 0 {
@@ -1691,6 +1694,9 @@ func approxTol(before string, v float64) float64 {
 	if i > 0 && before[i-1] == '~' {
 		return 0.1 * math.Abs(v)
 	}
+	if i == 0 || !approxLast[before[i-1]|0x20] {
+		return 0 // no approximation word ends so (most numbers)
+	}
 	j := i
 	for j > 0 && i-j <= 13 && asciiLetter(before[j-1]) {
 		j--
@@ -1708,6 +1714,9 @@ func approxTol(before string, v float64) float64 {
 	}
 	return 0
 }
+
+// approxLast marks the last letters of approxTol's words, lower-case.
+var approxLast = [256]bool{'t': true, 'd': true, 'y': true, 'x': true, 'e': true}
 
 // near: the answer's number q and a source value v (of tolerance tol) are
 // the same quantity within the rounding either spelling states.
@@ -1900,7 +1909,7 @@ func negations(s string, buf []byte) (int, []byte) {
 		if w := s[st:i]; ascii {
 			// Lower-cased in place of the rune path: ASCII letters only.
 			var low [8]byte
-			if k := len(w); k <= len(low) {
+			if k := len(w); k <= len(low) && negFirst[w[0]|0x20] {
 				for j := 0; j < k; j++ {
 					low[j] = w[j] | 0x20
 				}
@@ -1924,6 +1933,9 @@ func negations(s string, buf []byte) (int, []byte) {
 	}
 	return n, buf
 }
+
+// negFirst marks the first letters of negWord's words.
+var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true}
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 

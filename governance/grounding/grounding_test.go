@@ -467,7 +467,7 @@ func TestTokenizeMatchesRef(t *testing.T) {
 	}
 	for range 20000 {
 		src, ans := text(), text()
-		a, b := &state{}, &state{}
+		a, b := statePool.New().(*state), statePool.New().(*state)
 		a.stoks = a.tokenize(src, nil, false)
 		a.atoks = a.tokenize(ans, nil, true)
 		b.stoks = b.tokenizeRef(src, nil, false)
@@ -578,5 +578,35 @@ func TestContextMatchesWindow(t *testing.T) {
 			require.Equal(t, want, append([]int32(nil), st.ctx[q.c0:q.c1]...), "%q %d", text, i)
 		}
 		putState(st)
+	}
+}
+
+// TestApproxTol: approxTol (which first tests the last letter) agrees with
+// its definition on random texts before a number.
+func TestApproxTol(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	pieces := []string{"about", "About", "ABOUT", "around", "approximately", "approx", "roughly", "nearly", "almost", "some", "Some", "awesome",
+		"handsome", "xabout", "the", "revenue", "was", "up", "to", "of", "a", "~", " ", " ", "  ", "$", "_", "1", ".", "é", "\xff", "t", "y", "d", "x", "e"}
+	words := map[string]bool{"about": true, "around": true, "approximately": true, "approx": true, "roughly": true, "nearly": true, "almost": true, "some": true}
+	for range 100000 {
+		var b strings.Builder
+		for range r.Intn(5) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		before := b.String()
+		v := float64(r.Intn(2000) - 1000)
+		want := 0.0
+		if rest := strings.TrimRight(before, " $"); strings.HasSuffix(rest, "~") {
+			want = 0.1 * math.Abs(v)
+		} else {
+			j := len(rest)
+			for j > 0 && asciiLetter(rest[j-1]) {
+				j--
+			}
+			if words[strings.ToLower(rest[j:])] && (j == 0 || !isWordByte(rest[j-1])) {
+				want = 0.1 * math.Abs(v)
+			}
+		}
+		require.Equal(t, want, approxTol(before, v), "%q", before)
 	}
 }
