@@ -182,8 +182,8 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	// Codes that start with a number ("3D", "5G", "4K"): the source must
 	// have them as written.
-	for i := 0; i < len(answer) && len(ev) < maxEvidence; i++ {
-		if !isDigit(answer[i]) || i > 0 && isWordByte(answer[i-1]) {
+	for i := nextDigit(answer, 0); i < len(answer) && len(ev) < maxEvidence; i = nextDigit(answer, i+1) {
+		if i > 0 && isWordByte(answer[i-1]) {
 			continue
 		}
 		j := i
@@ -360,8 +360,10 @@ type state struct {
 	snums, anums []quantity
 	anear        []nbits // per answer number: closeSet
 	spans        [][2]int
-	ctx          []int32 // number contexts (word ids)
-	inSource     []bool  // by word id: a stem of the source (the vocabulary)
+	ctx          []int32        // number contexts (word ids)
+	inSource     []bool         // by word id: a stem of the source (the vocabulary)
+	surf         []surfaceEntry // open addressing; a power of two long
+	nsurf        int
 
 	// Source numbers by context word, built on first use: per word id the
 	// index+1 of its set in wbits (0: in no number's context).
@@ -392,13 +394,13 @@ type state struct {
 }
 
 var statePool = sync.Pool{New: func() any {
-	return &state{classSlot: make([]int32, 2*maxNumbers)}
+	return &state{classSlot: make([]int32, 2*maxNumbers), surf: make([]surfaceEntry, 512)}
 }}
 
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if s.words.len() > 1<<14 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
+	if s.words.len() > 1<<14 || len(s.surf) > 1<<16 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
 		return // an outsized input: let the scratch go rather than pin it
 	}
 	if s.stamp > 1<<30 {
@@ -406,6 +408,8 @@ func putState(s *state) {
 		s.stamp = 0
 	}
 	s.words.reset()
+	clear(s.surf)
+	s.nsurf = 0
 	s.source = ""
 	s.npBuilt = false
 	s.sents = s.sents[:0]
@@ -967,7 +971,7 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 			}
 		}
 		for _, suf := range scaleSuffixes {
-			if strings.HasSuffix(l, suf.w) {
+			if l != "" && l[len(l)-1] == suf.w[len(suf.w)-1] && strings.HasSuffix(l, suf.w) {
 				if suf.w == "%" || strings.Contains(suf.w, "cent") {
 					kind = '%'
 				}
@@ -1103,26 +1107,34 @@ func (s *state) context(q *quantity, toks []tok, from int) int {
 	if q.c0 >= 0 {
 		return i
 	}
+	// Token starts grow, so each side's words are one run of tokens.
 	st, en := q.span.Start, q.span.End
-	q.c0 = int32(len(s.ctx))
-	for k := max(0, i-6); k < i; k++ {
-		if st-toks[k].start <= 80 {
-			s.ctx = append(s.ctx, toks[k].id)
-		}
+	ctx := s.ctx
+	q.c0 = int32(len(ctx))
+	k := max(0, i-6)
+	for k < i && st-toks[k].start > 80 {
+		k++
 	}
-	for k := i; k < len(toks) && k < i+6+1; k++ {
-		if toks[k].start >= en && toks[k].start-en <= 80 {
-			s.ctx = append(s.ctx, toks[k].id)
-		}
+	for ; k < i; k++ {
+		ctx = append(ctx, toks[k].id)
 	}
-	q.c1 = int32(len(s.ctx))
+	end := min(len(toks), i+6+1)
+	for k < end && toks[k].start < en {
+		k++
+	}
+	for ; k < end && toks[k].start-en <= 80; k++ {
+		ctx = append(ctx, toks[k].id)
+	}
+	q.c1 = int32(len(ctx))
+	s.ctx = ctx
 	return i
 }
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
-// of the lower-cased word itself (-1 when the source does not have it;
-// looked up for answer words only), its weight for the unsupported share,
-// and whether the source lacks it.
+// of the lower-cased word itself (-1 when not interned at its first sight
+// in the answer; looked up for answer words only, and read only to ask
+// whether the source has it), its weight for the unsupported share, and
+// whether the source lacks it.
 type tok struct {
 	start, end int
 	id, full   int32
@@ -1134,17 +1146,29 @@ type tok struct {
 // tokenize appends the content words of text with their offsets, in one
 // pass: runs of letters and apostrophes starting with a letter, lower-cased,
 // apostrophes trimmed, stop words and one-letter words dropped, stemmed.
+// ASCII words of at most 16 bytes (nearly all) are read eight bytes at a
+// time and take their ids from the surface cache, so a repeated word is
+// neither lowered, hashed nor stemmed again.
 func (s *state) tokenize(text string, out []tok, answer bool) []tok {
-	buf := s.buf
-	for i := 0; i < len(text); {
+	i := 0
+	for {
+		for i < len(text) && gapByte[text[i]] {
+			i++
+		}
+		if i == len(text) {
+			break
+		}
 		c := text[i]
-		var first rune
+		first := rune(c)
 		if c < utf8.RuneSelf {
-			if !asciiLetter(c) {
-				i++
+			j, k0, k1 := asciiWord(text, i)
+			if j > 0 {
+				if id, full := s.surface(k0, k1, text, i, answer); id >= 0 {
+					out = append(out, tok{start: i, end: j, id: id, full: full, upper: c <= 'Z'})
+				}
+				i = j
 				continue
 			}
-			first = rune(c)
 		} else {
 			r, n := utf8.DecodeRuneInString(text[i:])
 			if !unicode.IsLetter(r) {
@@ -1154,35 +1178,174 @@ func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 			first = r
 		}
 		st := i
-		buf, i = lowerWord(text, i, buf)
-		// No leading apostrophe to trim: a word starts with a letter.
-		w := buf
-		for len(w) > 0 && w[len(w)-1] == '\'' {
-			w = w[:len(w)-1]
+		s.buf, i = lowerWord(text, i, s.buf)
+		if id, full := s.wordIDs(s.buf, answer); id >= 0 {
+			out = append(out, tok{start: st, end: i, id: id, full: max(full, -1), upper: unicode.IsUpper(first)})
 		}
-		if n := len(w); n > 3 && w[n-2] == '\'' && w[n-1] == 's' {
-			w = w[:n-2] // a possessive: "Samantha's" is Samantha
-		}
-		if len(w) < 2 {
-			continue
-		}
-		sw := stemBytes(w)
-		hs := fnvAdd(fnvOffset, sw)
-		hw := fnvAdd(hs, w[len(sw):])
-		if n := len(w); n < 16 && stopShape[w[0]]&stopShape[w[n-1]]&(1<<n) != 0 && find(stopWords, w, hw) >= 0 {
-			continue
-		}
-		id := s.words.intern(sw, hs)
-		full := int32(-1)
-		if len(sw) == len(w) {
-			full = id
-		} else if answer {
-			full = find(&s.words, w, hw)
-		}
-		out = append(out, tok{start: st, end: i, id: id, full: full, upper: unicode.IsUpper(first)})
 	}
-	s.buf = buf
 	return out
+}
+
+// gapByte marks the ASCII bytes that start no word: all but the letters.
+var gapByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = !asciiLetter(byte(c))
+	}
+	return t
+}()
+
+// asciiWord reads the word starting with the ASCII letter at text[i]: its
+// end j and its bytes lower-cased (| 0x20 lowers a letter and keeps the
+// apostrophe), little-endian in k0 and k1, zero-padded. j is 0 when the
+// word is longer than 16 bytes or may go on with a non-ASCII letter.
+func asciiWord(text string, i int) (j int, k0, k1 uint64) {
+	const lower = 0x2020202020202020
+	if i+16 > len(text) {
+		// Near the end (so at most 15 bytes): byte by byte.
+		j = i + 1
+		for j < len(text) && wordLower[text[j]] != 0 {
+			j++
+		}
+		if j < len(text) && text[j] >= utf8.RuneSelf {
+			return 0, 0, 0
+		}
+		for k := j - 1; k >= i; k-- {
+			k1 = k1<<8 | k0>>56
+			k0 = k0<<8 | uint64(text[k]) | 0x20
+		}
+		return j, k0, k1
+	}
+	x := load8(text, i)
+	if end := ^wordBytes(x) & swarHi; end != 0 {
+		// end&-end is the high bit of the first byte past the word.
+		j, k0 = i+bits.TrailingZeros64(end)>>3, (x|lower)&(end&-end>>7-1)
+	} else {
+		x1 := load8(text, i+8)
+		end = ^wordBytes(x1) & swarHi
+		if end == 0 {
+			return 0, 0, 0
+		}
+		j, k0, k1 = i+8+bits.TrailingZeros64(end)>>3, x|lower, (x1|lower)&(end&-end>>7-1)
+	}
+	if text[j] >= utf8.RuneSelf {
+		return 0, 0, 0
+	}
+	return j, k0, k1
+}
+
+// wordBytes sets the high bit of each byte of x that is an ASCII letter or
+// an apostrophe (wordLower's non-zero bytes), and no other bit. Each byte
+// is tested apart: no sum carries out of its byte.
+func wordBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	// A letter: x|0x20 in 'a'..'z' (0x61..0x7a) and the high bit clear.
+	u := (x | 0x2020202020202020) & low7
+	letter := (u + 0x1f1f1f1f1f1f1f1f) &^ (u + 0x0505050505050505) &^ x
+	// An apostrophe: the byte of x^'\'' is zero.
+	v := x ^ 0x2727272727272727
+	apos := ^((v&low7 + low7) | v)
+	return (letter | apos) & swarHi
+}
+
+// fullUnknown: the word's own id was not looked up (source words).
+const fullUnknown = -2
+
+// wordIDs returns the ids of the stem of the lower-cased word w and of w
+// itself (see tok.full; fullUnknown when not answer and w is stemmed), id
+// -1 when w is not a content word.
+func (s *state) wordIDs(w []byte, answer bool) (id, full int32) {
+	// No leading apostrophe to trim: a word starts with a letter.
+	for len(w) > 0 && w[len(w)-1] == '\'' {
+		w = w[:len(w)-1]
+	}
+	if n := len(w); n > 3 && w[n-2] == '\'' && w[n-1] == 's' {
+		w = w[:n-2] // a possessive: "Samantha's" is Samantha
+	}
+	if len(w) < 2 {
+		return -1, -1
+	}
+	sw := stemBytes(w)
+	hs := fnvAdd(fnvOffset, sw)
+	hw := fnvAdd(hs, w[len(sw):])
+	if n := len(w); n < 16 && stopShape[w[0]]&stopShape[w[n-1]]&(1<<n) != 0 && find(stopWords, w, hw) >= 0 {
+		return -1, -1
+	}
+	id = s.words.intern(sw, hs)
+	switch {
+	case len(sw) == len(w):
+		full = id
+	case answer:
+		full = find(&s.words, w, hw)
+	default:
+		full = fullUnknown
+	}
+	return id, full
+}
+
+// surfaceEntry caches wordIDs of an ASCII word by its key (asciiWord's k0
+// and k1; no word byte is zero, so k0 == 0 marks an empty slot).
+type surfaceEntry struct {
+	k0, k1   uint64
+	id, full int32
+}
+
+// surface returns the ids of the ASCII word at text[i:] whose key is k0,
+// k1, as wordIDs on its lower-cased bytes. Caching is exact: a word's stem
+// is interned at its first sight and later lookups find the same id; and a
+// stemmed answer word's own id is only read to ask whether the source has
+// it, which is settled before the answer is read.
+func (s *state) surface(k0, k1 uint64, text string, i int, answer bool) (int32, int32) {
+	mask := len(s.surf) - 1
+	for p := surfaceSlot(k0, k1) & mask; ; p = (p + 1) & mask {
+		e := &s.surf[p]
+		if e.k0 == k0 && e.k1 == k1 {
+			if e.full != fullUnknown || !answer {
+				return e.id, max(e.full, -1)
+			}
+			return s.addSurface(k0, k1, text, i, answer, p) // a source word, now in the answer: look up its own id
+		}
+		if e.k0 == 0 {
+			return s.addSurface(k0, k1, text, i, answer, p)
+		}
+	}
+}
+
+// addSurface computes the ids of a word surface did not find and caches
+// them in slot p (its free slot, or its entry to complete).
+func (s *state) addSurface(k0, k1 uint64, text string, i int, answer bool, p int) (int32, int32) {
+	s.buf, _ = lowerWord(text, i, s.buf)
+	id, full := s.wordIDs(s.buf, answer)
+	if s.surf[p].k0 == 0 {
+		if 2*(s.nsurf+1) > len(s.surf) {
+			s.growSurface()
+			mask := len(s.surf) - 1
+			for p = surfaceSlot(k0, k1) & mask; s.surf[p].k0 != 0; p = (p + 1) & mask {
+			}
+		}
+		s.nsurf++
+	}
+	s.surf[p] = surfaceEntry{k0, k1, id, full}
+	return id, max(full, -1)
+}
+
+func surfaceSlot(k0, k1 uint64) int {
+	return int((k0 ^ k1*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd >> 40)
+}
+
+func (s *state) growSurface() {
+	old := s.surf
+	s.surf = make([]surfaceEntry, 2*len(old))
+	mask := len(s.surf) - 1
+	for _, e := range old {
+		if e.k0 == 0 {
+			continue
+		}
+		p := surfaceSlot(e.k0, e.k1) & mask
+		for s.surf[p].k0 != 0 {
+			p = (p + 1) & mask
+		}
+		s.surf[p] = e
+	}
 }
 
 // wordLower maps the ASCII bytes of a word to their lower case: letters
@@ -1531,6 +1694,9 @@ func approxTol(before string, v float64) float64 {
 	if i > 0 && before[i-1] == '~' {
 		return 0.1 * math.Abs(v)
 	}
+	if i == 0 || !approxLast[before[i-1]|0x20] {
+		return 0 // no approximation word ends so (most numbers)
+	}
 	j := i
 	for j > 0 && i-j <= 13 && asciiLetter(before[j-1]) {
 		j--
@@ -1548,6 +1714,9 @@ func approxTol(before string, v float64) float64 {
 	}
 	return 0
 }
+
+// approxLast marks the last letters of approxTol's words, lower-case.
+var approxLast = [256]bool{'t': true, 'd': true, 'y': true, 'x': true, 'e': true}
 
 // near: the answer's number q and a source value v (of tolerance tol) are
 // the same quantity within the rounding either spelling states.
@@ -1631,43 +1800,41 @@ func (s *state) scores(q *quantity) {
 	if !s.npBuilt {
 		s.npBuilt = true
 		n := s.words.len()
-		s.wordSet = growInt32(s.wordSet, n)
-		s.wbits = s.wbits[:0]
+		wordSet := growInt32(s.wordSet, n)
+		wbits := s.wbits[:0]
 		from := 0
 		for i := range s.snums {
-			from = s.context(&s.snums[i], s.stoks, from)
-			for _, w := range s.ctx[s.snums[i].c0:s.snums[i].c1] {
-				k := s.wordSet[w]
+			q := &s.snums[i]
+			from = s.context(q, s.stoks, from)
+			for _, w := range s.ctx[q.c0:q.c1] {
+				k := wordSet[w]
 				if k == 0 {
-					s.wbits = append(s.wbits, nbits{})
-					k = int32(len(s.wbits))
-					s.wordSet[w] = k
+					wbits = append(wbits, nbits{})
+					k = int32(len(wbits))
+					wordSet[w] = k
 				}
-				s.wbits[k-1].set(i)
+				wbits[k-1].set(i)
 			}
 		}
+		s.wordSet, s.wbits = wordSet, wbits
 	}
 	s.planes = [4]nbits{}
 	ctx := s.ctx[q.c0:q.c1]
 	for k, w := range ctx {
-		dup := false
-		for _, x := range ctx[:k] {
-			if x == w {
-				dup = true
-				break
-			}
-		}
-		if dup || int(w) >= len(s.wordSet) || s.wordSet[w] == 0 {
+		if int(w) >= len(s.wordSet) || s.wordSet[w] == 0 || slices.Contains(ctx[:k], w) {
 			continue
 		}
-		// Add the word's set to the bit-sliced counters (a ripple carry).
-		carry := s.wbits[s.wordSet[w]-1]
+		// Add the word's set to the bit-sliced counters (a ripple carry,
+		// in registers, until nothing carries).
+		set := &s.wbits[s.wordSet[w]-1]
+		c0, c1, c2, c3 := set[0], set[1], set[2], set[3]
 		for p := range s.planes {
 			pl := &s.planes[p]
-			for j := range carry {
-				c := pl[j] & carry[j]
-				pl[j] ^= carry[j]
-				carry[j] = c
+			n0, n1, n2, n3 := pl[0]&c0, pl[1]&c1, pl[2]&c2, pl[3]&c3
+			pl[0], pl[1], pl[2], pl[3] = pl[0]^c0, pl[1]^c1, pl[2]^c2, pl[3]^c3
+			c0, c1, c2, c3 = n0, n1, n2, n3
+			if c0|c1|c2|c3 == 0 {
+				break
 			}
 		}
 	}
@@ -1742,7 +1909,7 @@ func negations(s string, buf []byte) (int, []byte) {
 		if w := s[st:i]; ascii {
 			// Lower-cased in place of the rune path: ASCII letters only.
 			var low [8]byte
-			if k := len(w); k <= len(low) {
+			if k := len(w); k <= len(low) && negFirst[w[0]|0x20] {
 				for j := 0; j < k; j++ {
 					low[j] = w[j] | 0x20
 				}
@@ -1766,6 +1933,9 @@ func negations(s string, buf []byte) (int, []byte) {
 	}
 	return n, buf
 }
+
+// negFirst marks the first letters of negWord's words.
+var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true}
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
@@ -1894,26 +2064,49 @@ func (s *state) alignSentence(aw []tok) (*sentence, float64) {
 		}
 	}
 	s.set = set
-	touched := s.touched[:0]
+	// Counts compare as their shares do: all share the divisor len(set).
+	bestCount, bestID := int32(0), int32(-1)
+	postings := 0
 	for _, w := range set {
-		for _, id := range s.postings(w) {
-			if s.counts[id] == 0 {
-				touched = append(touched, id)
+		postings += len(s.postings(w))
+	}
+	if counts := s.counts[:len(s.sents)]; postings >= len(counts) {
+		// Most sentences get a count: count them all, then scan them in
+		// order (the first wins ties).
+		for _, w := range set {
+			for _, id := range s.postings(w) {
+				counts[id]++
 			}
-			s.counts[id]++
+		}
+		for id, c := range counts {
+			if c > bestCount {
+				bestCount, bestID = c, int32(id)
+			}
+		}
+		clear(counts)
+	} else {
+		touched := s.touched[:0]
+		for _, w := range set {
+			for _, id := range s.postings(w) {
+				if counts[id] == 0 {
+					touched = append(touched, id)
+				}
+				counts[id]++
+			}
+		}
+		s.touched = touched
+		for _, id := range touched {
+			c := counts[id]
+			counts[id] = 0
+			if c > bestCount || c == bestCount && id < bestID {
+				bestCount, bestID = c, id
+			}
 		}
 	}
-	s.touched = touched
-	var best *sentence
-	bestSim, bestID := 0.0, int32(-1)
-	for _, id := range touched {
-		sim := float64(s.counts[id]) / float64(len(set))
-		s.counts[id] = 0
-		if sim > bestSim || sim == bestSim && id < bestID {
-			best, bestSim, bestID = &s.sents[id], sim, id
-		}
+	if bestID < 0 {
+		return nil, 0
 	}
-	return best, bestSim
+	return &s.sents[bestID], float64(bestCount) / float64(len(set))
 }
 
 // clauseNegation: a clause of the answer sentence sp (split at , ; : and

@@ -3,9 +3,11 @@ package grounding
 import (
 	"math"
 	"math/rand"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -400,5 +402,211 @@ func TestNextPunctDigit(t *testing.T) {
 			require.Equal(t, p, nextPunct(s, i), "%q %d", s, i)
 			require.Equal(t, d, nextDigit(s, i), "%q %d", s, i)
 		}
+	}
+}
+
+// TestWordBytes: the eight-byte word test marks what wordLower marks.
+func TestWordBytes(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	const alphabet = "azAZ@[`{'\x07\x27\x47\x67\x00\x7f\x80\xa7\xc1\xe1\xff 09"
+	for range 200000 {
+		var x uint64
+		for b := range 8 {
+			c := byte(r.Intn(256))
+			if r.Intn(2) == 0 {
+				c = alphabet[r.Intn(len(alphabet))]
+			}
+			x |= uint64(c) << (8 * b)
+		}
+		var want uint64
+		for b := range 8 {
+			if wordLower[byte(x>>(8*b))] != 0 {
+				want |= 0x80 << (8 * b)
+			}
+		}
+		require.Equal(t, want, wordBytes(x), "%#x", x)
+	}
+}
+
+// tokenizeRef is tokenize without the surface cache and the eight-byte
+// reads: every word lowered byte by byte and looked up in full.
+func (s *state) tokenizeRef(text string, out []tok, answer bool) []tok {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			i += n
+			continue
+		}
+		st := i
+		s.buf, i = lowerWord(text, i, s.buf)
+		if id, full := s.wordIDs(s.buf, answer); id >= 0 {
+			out = append(out, tok{start: st, end: i, id: id, full: max(full, -1), upper: unicode.IsUpper(r)})
+		}
+	}
+	return out
+}
+
+// TestTokenizeMatchesRef: words read eight bytes at a time and taken from
+// the surface cache get the spans and ids reading each word in full gives;
+// answer words' own ids may differ only where the source lacks both.
+func TestTokenizeMatchesRef(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	pieces := []string{"revenue", "Revenue", "REVENUE", "grew", "growing", "grows", "the", "The", "a", "I", "it's", "Sam's", "dogs'", "o'clock",
+		"don't", "n't", "'", "''", "’", "é", "Ärger", "naïve", "K", "ǅ", "\xff", "\xe2\x80", "employees", "employee", "increases", "increased",
+		"testing", "testinged", "cases", "caseses", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefgh", "abcdefghi", "x", "4.2", "12%", "$",
+		" ", " ", " ", "  ", ", ", ".", "\n", "-", "_", "\x00", "\x07", "@", "[", "`", "{"}
+	text := func() string {
+		var b strings.Builder
+		for range r.Intn(60) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+			if r.Intn(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
+	for range 20000 {
+		src, ans := text(), text()
+		a, b := statePool.New().(*state), statePool.New().(*state)
+		a.stoks = a.tokenize(src, nil, false)
+		a.atoks = a.tokenize(ans, nil, true)
+		b.stoks = b.tokenizeRef(src, nil, false)
+		b.atoks = b.tokenizeRef(ans, nil, true)
+		for _, st := range []*state{a, b} {
+			st.inSource = growBools(nil, st.words.len())
+			for _, t := range st.stoks {
+				st.inSource[t.id] = true
+			}
+		}
+		require.Equal(t, b.stoks, a.stoks, "%q", src)
+		require.Equal(t, len(b.atoks), len(a.atoks), "%q", ans)
+		for i := range a.atoks {
+			x, y := a.atoks[i], b.atoks[i]
+			require.Equal(t, a.vocab(x.full), b.vocab(y.full), "%q %d", ans, i)
+			x.full, y.full = 0, 0
+			require.Equal(t, y, x, "%q %d", ans, i)
+		}
+		require.Equal(t, b.words.buf, a.words.buf)
+	}
+}
+
+// TestAlignSentenceMatchesShares: alignSentence (counting all sentences or
+// only those touched) picks the sentence the shares pick: the highest
+// share, the first on ties.
+func TestAlignSentenceMatchesShares(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	vocab := strings.Fields("revenue profit staff offices grew fell year quarter customers rose cost plan board trial refund days")
+	sent := func() string {
+		var b strings.Builder
+		for range 1 + r.Intn(8) {
+			b.WriteString(vocab[r.Intn(len(vocab))] + " ")
+		}
+		return b.String() + ". "
+	}
+	for range 3000 {
+		var src strings.Builder
+		for range 1 + r.Intn(60) {
+			src.WriteString(sent())
+		}
+		ans := sent()
+		st := getState()
+		st.source = src.String()
+		st.stoks = st.tokenize(st.source, st.stoks[:0], false)
+		st.atoks = st.tokenize(ans, st.atoks[:0], true)
+		st.sourceSentences(st.source)
+		st.counts = growInt32(st.counts, len(st.sents))
+		st.mark = growMarks(st.mark, st.words.len())
+		for k := 0; k < len(st.atoks); k++ {
+			aw := st.atoks[k : k+1+r.Intn(len(st.atoks)-k)]
+			best, sim := st.alignSentence(aw)
+			ids := map[int32]bool{}
+			for _, t := range aw {
+				ids[t.id] = true
+			}
+			var want *sentence
+			wantSim := 0.0
+			for i := range st.sents {
+				n := 0
+				for id := range ids {
+					if st.sentHas(&st.sents[i], id) {
+						n++
+					}
+				}
+				if s := float64(n) / float64(len(ids)); s > wantSim {
+					want, wantSim = &st.sents[i], s
+				}
+			}
+			require.Equal(t, want, best)
+			require.Equal(t, wantSim, sim)
+			require.Len(t, st.set, len(ids))
+		}
+		putState(st)
+	}
+}
+
+// TestContextMatchesWindow: a number's context (one run of tokens each
+// side) holds the words the per-token window test picks.
+func TestContextMatchesWindow(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	pieces := []string{"revenue", "grew", "staff", "offices", "12%", "$4.2 million", "85", "3 km", "2024", "5-7", strings.Repeat("x", 30),
+		strings.Repeat("long ", 9), "the", ", ", ". ", "\n"}
+	for range 3000 {
+		var b strings.Builder
+		for range r.Intn(80) {
+			b.WriteString(pieces[r.Intn(len(pieces))] + " ")
+		}
+		text := b.String()
+		st := getState()
+		toks := st.tokenize(text, nil, false)
+		nums := st.quantities(text, nil)
+		from := 0
+		for i := range nums {
+			q := &nums[i]
+			from = st.context(q, toks, from)
+			var want []int32
+			k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= q.span.Start })
+			for j := max(0, k-6); j < k; j++ {
+				if q.span.Start-toks[j].start <= 80 {
+					want = append(want, toks[j].id)
+				}
+			}
+			for j := k; j < len(toks) && j < k+7; j++ {
+				if toks[j].start >= q.span.End && toks[j].start-q.span.End <= 80 {
+					want = append(want, toks[j].id)
+				}
+			}
+			require.Equal(t, want, append([]int32(nil), st.ctx[q.c0:q.c1]...), "%q %d", text, i)
+		}
+		putState(st)
+	}
+}
+
+// TestApproxTol: approxTol (which first tests the last letter) agrees with
+// its definition on random texts before a number.
+func TestApproxTol(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	pieces := []string{"about", "About", "ABOUT", "around", "approximately", "approx", "roughly", "nearly", "almost", "some", "Some", "awesome",
+		"handsome", "xabout", "the", "revenue", "was", "up", "to", "of", "a", "~", " ", " ", "  ", "$", "_", "1", ".", "é", "\xff", "t", "y", "d", "x", "e"}
+	words := map[string]bool{"about": true, "around": true, "approximately": true, "approx": true, "roughly": true, "nearly": true, "almost": true, "some": true}
+	for range 100000 {
+		var b strings.Builder
+		for range r.Intn(5) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		before := b.String()
+		v := float64(r.Intn(2000) - 1000)
+		want := 0.0
+		if rest := strings.TrimRight(before, " $"); strings.HasSuffix(rest, "~") {
+			want = 0.1 * math.Abs(v)
+		} else {
+			j := len(rest)
+			for j > 0 && asciiLetter(rest[j-1]) {
+				j--
+			}
+			if words[strings.ToLower(rest[j:])] && (j == 0 || !isWordByte(rest[j-1])) {
+				want = 0.1 * math.Abs(v)
+			}
+		}
+		require.Equal(t, want, approxTol(before, v), "%q", before)
 	}
 }
