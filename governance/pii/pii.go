@@ -7,6 +7,7 @@ package pii
 
 import (
 	"bytes"
+	"math/bits"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -70,7 +71,8 @@ type cand struct {
 	start  int
 	end    int
 	conf   float64
-	rank   int // tie-break: more specific entity types win overlaps
+	rank   int32 // tie-break: more specific entity types win overlaps
+	seq    int32 // set by emit: the order of discovery, the last tie-break
 }
 
 // Scan appends one hit per entity found in text.
@@ -92,7 +94,7 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 		at := i + j
 		if st, en, ok := emailAt(text, at); ok {
-			cs = append(cs, cand{Email, st, en, context(text, st, en, 0.9, emailCtx, nil), 5})
+			cs = append(cs, cand{policy: Email, start: st, end: en, conf: context(text, st, en, 0.9, emailCtx, noWords), rank: 5})
 			i = en
 			continue
 		}
@@ -195,11 +197,7 @@ const maxGap = 6
 // for prefixes such as "+", "(", an IBAN country code.
 func digitWindows(text string, out []window) []window {
 	start, last := -1, -1
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c < '0' || c > '9' {
-			continue
-		}
+	add := func(i int) {
 		if start >= 0 && i-last-1 > maxGap {
 			out = append(out, window{max(0, start-6), min(len(text), last+2)})
 			start = -1
@@ -209,10 +207,59 @@ func digitWindows(text string, out []window) []window {
 		}
 		last = i
 	}
+	i := 0
+	// Eight bytes at a time: most words hold no digit.
+	for ; i+8 <= len(text); i += 8 {
+		for m := digitMask(load8(text, i)); m != 0; m &= m - 1 {
+			add(i + bits.TrailingZeros64(m)>>3)
+		}
+	}
+	for ; i < len(text); i++ {
+		if isDigit(text[i]) {
+			add(i)
+		}
+	}
 	if start >= 0 {
 		out = append(out, window{max(0, start-6), min(len(text), last+2)})
 	}
 	return out
+}
+
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// load8 reads s[i:i+8] little-endian (one load once compiled).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// isASCII is scan.IsASCII eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load8(s, i)&swarHi != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// digitMask has the high bit of each byte of x that is an ASCII digit, and
+// no other bit. x^'0' maps the digits, and only them, to 0..9; adding 0x76
+// to the low seven bits sets the high bit of those of 10 or more without a
+// carry into the next byte.
+func digitMask(x uint64) uint64 {
+	y := x ^ '0'*swarLo
+	return ^(y&^swarHi + 0x76*swarLo | y) & swarHi
 }
 
 func isAlnum(b byte) bool {
@@ -240,32 +287,37 @@ func appendDigits(out []byte, s string) []byte {
 	return out
 }
 
-// emit resolves overlaps (higher rank, then higher confidence, then longer
-// wins) and appends the survivors in text order to dst. kept is scratch,
-// returned for reuse.
+// emit resolves overlaps (higher rank, then higher confidence, then longer,
+// then found first wins) and appends the survivors in text order to dst.
+// kept is scratch, returned for reuse.
 func emit(cs, kept []cand, dst []scan.Hit) ([]scan.Hit, []cand) {
 	if len(cs) == 0 {
 		return dst, kept
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int {
-		switch {
-		case a.rank != b.rank:
-			return b.rank - a.rank
-		case a.conf > b.conf:
-			return -1
-		case a.conf < b.conf:
-			return 1
+	for i := range cs {
+		cs[i].seq = int32(i)
+	}
+	// Which candidates survive depends only on those they overlap, so the
+	// overlaps are resolved apart in each run of candidates chained by
+	// overlaps (most runs hold one), in text order.
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.start != b.start {
+			return a.start - b.start
 		}
-		return (b.end - b.start) - (a.end - a.start)
+		return int(a.seq - b.seq)
 	})
-	// kept stays sorted by start; its spans do not overlap, so a candidate
-	// overlaps one of them only if it overlaps its neighbours in that order.
-	for _, c := range cs {
-		i, _ := slices.BinarySearchFunc(kept, c.start, func(k cand, st int) int { return k.start - st })
-		if i > 0 && kept[i-1].end > c.start || i < len(kept) && kept[i].start < c.end {
-			continue
+	for i := 0; i < len(cs); {
+		j, end := i+1, cs[i].end
+		for j < len(cs) && cs[j].start < end {
+			end = max(end, cs[j].end)
+			j++
 		}
-		kept = slices.Insert(kept, i, c)
+		if j == i+1 {
+			kept = append(kept, cs[i])
+		} else {
+			kept = resolve(cs[i:j], kept)
+		}
+		i = j
 	}
 	spans := make([]scan.Span, len(kept))
 	for i, c := range kept {
@@ -278,81 +330,226 @@ func emit(cs, kept []cand, dst []scan.Hit) ([]scan.Hit, []cand) {
 	return dst, kept
 }
 
+// resolve appends to kept, in text order, the candidates of run that
+// overlap none that wins over them.
+func resolve(run, kept []cand) []cand {
+	slices.SortFunc(run, func(a, b cand) int {
+		switch {
+		case a.rank != b.rank:
+			return int(b.rank - a.rank)
+		case a.conf > b.conf:
+			return -1
+		case a.conf < b.conf:
+			return 1
+		case a.end-a.start != b.end-b.start:
+			return (b.end - b.start) - (a.end - a.start)
+		}
+		return int(a.seq - b.seq)
+	})
+	n := len(kept)
+	for _, c := range run {
+		if !slices.ContainsFunc(kept[n:], func(k cand) bool { return k.start < c.end && c.start < k.end }) {
+			kept = append(kept, c)
+		}
+	}
+	// Survivors do not overlap: their starts differ.
+	slices.SortFunc(kept[n:], func(a, b cand) int { return a.start - b.start })
+	return kept
+}
+
 // Context words, lower case, matched as whole words within a window before
-// (and shortly after) the candidate.
-var (
-	emailCtx   = []string{"email", "e-mail", "mail", "contact", "address"}
-	phoneCtx   = []string{"phone", "call", "tel", "telephone", "mobile", "cell", "fax", "contact", "reach", "whatsapp", "sms", "text", "dial", "ring"}
-	cardCtx    = []string{"card", "credit", "debit", "visa", "mastercard", "amex", "payment", "cc", "pay", "charge", "billing"}
-	ssnCtx     = []string{"ssn", "social", "security", "taxpayer", "tin"}
-	ibanCtx    = []string{"iban", "bank", "account", "transfer", "wire", "sepa"}
-	ipCtx      = []string{"ip", "address", "server", "host", "client", "network", "connect", "from", "login", "logged", "ping"}
-	negCommon  = []string{"order", "invoice", "isbn", "tracking", "ref", "reference", "serial", "sku", "part", "model", "version", "build", "ticket", "case", "po"}
-	negVersion = []string{"version", "v", "ver", "release", "build", "firmware"}
+// (and shortly after) the candidate. A wordList names one list.
+type wordList uint8
+
+const (
+	emailCtx wordList = iota
+	phoneCtx
+	cardCtx
+	ssnCtx
+	ibanCtx
+	ipCtx
+	negCommon
+	negVersion
+	noWords
 )
+
+var wordLists = [noWords][]string{
+	emailCtx:   {"email", "e-mail", "mail", "contact", "address"},
+	phoneCtx:   {"phone", "call", "tel", "telephone", "mobile", "cell", "fax", "contact", "reach", "whatsapp", "sms", "text", "dial", "ring"},
+	cardCtx:    {"card", "credit", "debit", "visa", "mastercard", "amex", "payment", "cc", "pay", "charge", "billing"},
+	ssnCtx:     {"ssn", "social", "security", "taxpayer", "tin"},
+	ibanCtx:    {"iban", "bank", "account", "transfer", "wire", "sepa"},
+	ipCtx:      {"ip", "address", "server", "host", "client", "network", "connect", "from", "login", "logged", "ping"},
+	negCommon:  {"order", "invoice", "isbn", "tracking", "ref", "reference", "serial", "sku", "part", "model", "version", "build", "ticket", "case", "po"},
+	negVersion: {"version", "v", "ver", "release", "build", "firmware"},
+}
+
+// ctxWord is a slot of ctxWords: a word and its lists (bit l: wordLists[l]).
+type ctxWord struct {
+	word  string
+	lists uint16
+}
+
+// ctxWords holds the context words made of letters and digits, placed by
+// wordHash with linear probing, so a whole word of the text is looked up
+// once instead of searched for once per listed word. A word with other bytes
+// ("e-mail") needs no slot: its last part ("mail") is a whole word wherever
+// it is, and is in the same list (TestCtxWords).
+var ctxWords = func() (t [256]ctxWord) {
+	for l, words := range wordLists {
+		for _, w := range words {
+			if !alnumWord(w) {
+				continue
+			}
+			i := wordHash(w) // uint8: probing wraps around the table
+			for t[i].word != "" && t[i].word != w {
+				i++
+			}
+			t[i].word = w
+			t[i].lists |= 1 << l
+		}
+	}
+	return t
+}()
+
+// ctxEnds has bit last&31 of entry [len][first&31] set for each word of
+// ctxWords (bytes OR-ed with 0x20): most words of the text fail this before
+// any hashing.
+var ctxEnds = func() (t [17][32]uint32) {
+	for _, c := range ctxWords {
+		if w := c.word; w != "" {
+			if len(w) >= len(t) {
+				panic("pii: context word too long for ctxEnds")
+			}
+			t[len(w)][w[0]&31] |= 1 << (w[len(w)-1] & 31)
+		}
+	}
+	return t
+}()
+
+func alnumWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isAlnum(w[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordHash hashes the letters and digits of w with ASCII case ignored:
+// OR-ing 0x20 lower-cases letters and keeps digits.
+func wordHash(w string) uint8 {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint32(w[i]|0x20)) * 16777619
+	}
+	return uint8(h >> 24)
+}
+
+// lookupWord returns the lists holding w, a run of ASCII letters and
+// digits in any case.
+func lookupWord(w string) uint16 {
+	for i := wordHash(w); ctxWords[i].word != ""; i++ {
+		if c := ctxWords[i].word; len(c) == len(w) && equalFoldAlnum(c, w) {
+			return ctxWords[i].lists
+		}
+	}
+	return 0
+}
+
+// equalFoldAlnum: the letters and digits w equal the lower-case c.
+func equalFoldAlnum(c, w string) bool {
+	for i := 0; i < len(c); i++ {
+		if c[i] != w[i]|0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// wordsIn returns the lists holding a whole word of the ASCII s (a maximal
+// run of letters and digits), and those holding one that starts at or
+// after from.
+func wordsIn(s string, from int) (all, tail uint16) {
+	for i := 0; i < len(s); {
+		if !alnum[s[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && alnum[s[j]] {
+			j++
+		}
+		if l := j - i; l < len(ctxEnds) && ctxEnds[l][(s[i]|0x20)&31]>>((s[j-1]|0x20)&31)&1 != 0 {
+			m := lookupWord(s[i:j])
+			all |= m
+			if i >= from {
+				tail |= m
+			}
+		}
+		i = j
+	}
+	return all, tail
+}
+
+// alnum is isAlnum as a table, for wordsIn's loops.
+var alnum = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isAlnum(byte(c))
+	}
+	return t
+}()
 
 // context scores a candidate: base, raised by a positive word within 48
 // bytes before or 24 after, lowered by a negative word.
-func context(text string, start, end int, base float64, pos, neg []string) float64 {
+func context(text string, start, end int, base float64, pos, neg wordList) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
-	if scan.IsASCII(text[lo:start]) && scan.IsASCII(text[end:hi]) {
+	if isASCII(text[lo:start]) && isASCII(text[end:hi]) {
 		return contextASCII(text[lo:start], text[end:hi], base, pos, neg)
 	}
 	return contextGeneral(text, start, end, base, pos, neg)
 }
 
-func contextGeneral(text string, start, end int, base float64, pos, neg []string) float64 {
+func contextGeneral(text string, start, end int, base float64, pos, neg wordList) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
 	before := strings.ToLower(text[lo:start])
 	after := strings.ToLower(text[end:hi])
 	conf := base
-	if hasWord(before, pos) || hasWord(after, pos) {
+	if hasWord(before, wordLists[pos]) || hasWord(after, wordLists[pos]) {
 		conf = min(1, base+0.3)
 	}
-	if len(neg) > 0 && hasWord(lastWords(before, 2), neg) {
+	if neg != noWords && hasWord(lastWords(before, 2), wordLists[neg]) {
 		conf = max(0, conf-0.45)
 	}
 	return conf
 }
 
-// contextASCII is context on ASCII windows, without allocating: lower-cased
-// into stack buffers, and the negative words looked for in the text from the
-// second-to-last word on (in lower-cased ASCII, every byte outside a
-// lastWords field is a non-alphanumeric boundary, as is the space that
-// joins the fields, and no context word spans two fields).
-func contextASCII(b, a string, base float64, pos, neg []string) float64 {
-	var bb [48]byte
-	var ab [24]byte
-	before := appendLower(bb[:0], b)
-	after := appendLower(ab[:0], a)
+// contextASCII is context on ASCII windows, without allocating. In
+// lower-cased ASCII, the words lastWords keeps are those that start from
+// the second-to-last field on (every byte outside its fields is a
+// non-alphanumeric boundary, as is the space that joins them, and no context
+// word spans two fields).
+func contextASCII(b, a string, base float64, pos, neg wordList) float64 {
+	before, tail := wordsIn(b, lastFieldsStart(b, 2))
+	after, _ := wordsIn(a, 0)
 	conf := base
-	if hasWordBytes(before, pos) || hasWordBytes(after, pos) {
+	if (before|after)&(1<<pos) != 0 {
 		conf = min(1, base+0.3)
 	}
-	if len(neg) > 0 && hasWordBytes(before[lastFieldsStart(before, 2):], neg) {
+	if neg != noWords && tail&(1<<neg) != 0 {
 		conf = max(0, conf-0.45)
 	}
 	return conf
 }
 
-func appendLower(out []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func fieldByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' }
+// fieldByte: c lower-cases into the bytes lastWords keeps.
+func fieldByte(c byte) bool { return isAlnum(c) || c == '-' }
 
 // lastFieldsStart returns where the last n fields (runs of fieldByte) of
-// the lower-cased s begin: 0 when it has at most n.
-func lastFieldsStart(s []byte, n int) int {
+// the ASCII s begin: 0 when it has at most n.
+func lastFieldsStart(s string, n int) int {
 	i := len(s)
 	for k := 0; k < n; k++ {
 		for i > 0 && !fieldByte(s[i-1]) {
@@ -366,24 +563,6 @@ func lastFieldsStart(s []byte, n int) int {
 		}
 	}
 	return i
-}
-
-func hasWordBytes(s []byte, words []string) bool {
-	for _, w := range words {
-		i := 0
-		for {
-			j := bytes.Index(s[i:], []byte(w))
-			if j < 0 {
-				break
-			}
-			a, b := i+j, i+j+len(w)
-			if (a == 0 || !isAlnum(s[a-1])) && (b == len(s) || !isAlnum(s[b])) {
-				return true
-			}
-			i = a + 1
-		}
-	}
-	return false
 }
 
 func lastWords(s string, n int) string {
@@ -442,7 +621,7 @@ func ibans(text string, w window, cs []cand) []cand {
 		if !validIBAN(v) {
 			continue
 		}
-		cs = append(cs, cand{IBAN, st, en, context(text, st, en, 0.85, ibanCtx, nil), 9})
+		cs = append(cs, cand{policy: IBAN, start: st, end: en, conf: context(text, st, en, 0.85, ibanCtx, noWords), rank: 9})
 	}
 	return cs
 }
@@ -508,7 +687,7 @@ func ssns(text string, w window, cs []cand) []cand {
 		if fakeSSN(d) {
 			base = 0.2
 		}
-		cs = append(cs, cand{USSSN, st, en, context(text, st, en, base, ssnCtx, negCommon), 8})
+		cs = append(cs, cand{policy: USSSN, start: st, end: en, conf: context(text, st, en, base, ssnCtx, negCommon), rank: 8})
 	}
 	return cs
 }
@@ -745,7 +924,7 @@ func cards(text string, w window, cs []cand) []cand {
 		if knownIIN(d) {
 			base = 0.85
 		}
-		cs = append(cs, cand{CreditCard, st, en, context(text, st, en, base, cardCtx, negCommon), 7})
+		cs = append(cs, cand{policy: CreditCard, start: st, end: en, conf: context(text, st, en, base, cardCtx, negCommon), rank: 7})
 	}
 	return cs
 }
@@ -824,12 +1003,11 @@ func knownIIN(d []byte) bool {
 
 // versionBefore: the last word of s is a version word (lower-cased).
 func versionBefore(s string) bool {
-	if !scan.IsASCII(s) {
-		return hasWord(lastWords(strings.ToLower(s), 1), negVersion)
+	if !isASCII(s) {
+		return hasWord(lastWords(strings.ToLower(s), 1), wordLists[negVersion])
 	}
-	var bb [16]byte
-	b := appendLower(bb[:0], s)
-	return hasWordBytes(b[lastFieldsStart(b, 1):], negVersion)
+	_, tail := wordsIn(s, lastFieldsStart(s, 1))
+	return tail&(1<<negVersion) != 0
 }
 
 // nextIPv4 is the next match of (?:\d{1,3}\.){3}\d{1,3} in s from p: a
@@ -882,11 +1060,11 @@ func ips(text string, w window, cs []cand) []cand {
 			if _, err := netip.ParseAddr(text[st:en]); err != nil {
 				continue
 			}
-			conf := context(text, st, en, 0.7, ipCtx, nil)
+			conf := context(text, st, en, 0.7, ipCtx, noWords)
 			if versionBefore(text[max(0, st-16):st]) || (st > 0 && (text[st-1] == 'v' || text[st-1] == 'V')) {
 				conf = 0.2
 			}
-			cs = append(cs, cand{IPAddress, st, en, conf, 6})
+			cs = append(cs, cand{policy: IPAddress, start: st, end: en, conf: conf, rank: 6})
 		}
 	}
 	if strings.Count(text[w[0]:w[1]], ":") >= 2 {
@@ -900,31 +1078,42 @@ func ips(text string, w window, cs []cand) []cand {
 			if err != nil || !a.Is6() || !strings.ContainsAny(v, "abcdefABCDEF") && strings.Count(v, ":") < 4 {
 				continue
 			}
-			cs = append(cs, cand{IPAddress, st, en, context(text, st, en, 0.75, ipCtx, nil), 6})
+			cs = append(cs, cand{policy: IPAddress, start: st, end: en, conf: context(text, st, en, 0.75, ipCtx, noWords), rank: 6})
 		}
 	}
 	return cs
 }
-
-var dateLike = regexp.MustCompile(`^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{4}|\d{2}))$`)
 
 // hasDatePrefix is datePrefix.MatchString(s).
 func hasDatePrefix(s string) bool {
 	return len(s) >= 10 && digitsAt(s, 0, 4) && s[4] == '-' && digitsAt(s, 5, 2) && s[7] == '-' && digitsAt(s, 8, 2)
 }
 
-// isDateLike is dateLike.MatchString(s), which needs 6 to 10 bytes of
-// digits, dots and hyphens: anything else skips the regexp.
+// isDateLike is dateLike.MatchString(s) (see match_test.go), matched by
+// hand: the pattern is three groups of digits joined by '-' or '.', the
+// first of four digits and the others of one or two, or the first two of one
+// or two and the last of two or four.
 func isDateLike(s string) bool {
 	if len(s) > 10 || len(s) < 6 {
 		return false
 	}
+	var g [3]int // the lengths of the groups
+	n := 0
 	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) && s[i] != '-' && s[i] != '.' {
+		switch c := s[i]; {
+		case isDigit(c):
+			g[n]++
+		case (c == '-' || c == '.') && g[n] > 0 && n < 2:
+			n++
+		default:
 			return false
 		}
 	}
-	return dateLike.MatchString(s)
+	if n < 2 || g[2] == 0 {
+		return false
+	}
+	short := func(l int) bool { return l == 1 || l == 2 }
+	return g[0] == 4 && short(g[1]) && short(g[2]) || short(g[0]) && short(g[1]) && (g[2] == 2 || g[2] == 4)
 }
 
 func phones(text string, w window, cs []cand) []cand {
@@ -992,7 +1181,7 @@ func phones(text string, w window, cs []cand) []cand {
 		if strings.Contains(raw, "..") || strings.Contains(raw, "--") {
 			base = 0.1
 		}
-		cs = append(cs, cand{Phone, st, en, context(text, st, en, base, phoneCtx, negCommon), 4})
+		cs = append(cs, cand{policy: Phone, start: st, end: en, conf: context(text, st, en, base, phoneCtx, negCommon), rank: 4})
 	}
 	return cs
 }
@@ -1015,11 +1204,11 @@ func digitGroups(s string, out []string) []string {
 	return out
 }
 
-// mainPart drops an extension (x123, ext. 12).
+// mainPart drops an extension (x123, ext. 12). raw is (part of) a phone
+// match: it has no upper-case letters to fold.
 func mainPart(raw string) string {
-	l := strings.ToLower(raw)
 	for _, k := range []string{"ext", "x", "#"} {
-		if i := strings.LastIndex(l, k); i > 0 {
+		if i := strings.LastIndex(raw, k); i > 0 {
 			return raw[:i]
 		}
 	}

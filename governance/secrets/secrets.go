@@ -106,60 +106,94 @@ var gateTable = func() (t [256][]gateRef) {
 
 const maxRules = 32
 
-// gatePairs has bit (a<<8|b) set when some gate can start with the bytes a,
-// b: a cheap filter before gateTable.
-var gatePairs = func() (p [1 << 16 / 64]uint64) {
+// gateTriples has bit tripleHash(a, b, c) set when some gate can start
+// with the bytes a, b, c (any third byte for two-byte gates): under 300 of
+// its 2^17 bits. Prose passed the former filter on byte pairs at every
+// common bigram ("se", "to", "pa"); few positions pass this one, so
+// openGates tests it eight positions at a time without branching.
+var gateTriples = func() (t [1 << 17 / 64]uint64) {
+	set := func(k uint64) {
+		h := tripleHash(k | fold)
+		t[h>>6] |= 1 << (h & 63)
+	}
 	for _, refs := range gateTable {
 		for _, g := range refs {
 			if len(g.gate) < 2 {
 				panic("secrets: gates need two bytes")
 			}
-			a, b := g.gate[0], g.gate[1]
-			for _, x := range caseVariants(a, g.fold) {
-				for _, y := range caseVariants(b, g.fold) {
-					k := int(x)<<8 | int(y)
-					p[k>>6] |= 1 << (k & 63)
-				}
+			k := uint64(g.gate[0]) | uint64(g.gate[1])<<8
+			if len(g.gate) >= 3 {
+				set(k | uint64(g.gate[2])<<16)
+				continue
+			}
+			for c := range 256 {
+				set(k | uint64(c)<<16)
 			}
 		}
 	}
-	return p
+	return t
 }()
 
-func caseVariants(c byte, fold bool) []byte {
-	if fold && c >= 'a' && c <= 'z' {
-		return []byte{c, c - 'a' + 'A'}
+// tripleHash hashes the three low bytes of k, in which the caller has set
+// bit 0x20 of every byte (fold): a gate and each case variant the text can
+// hold then hash alike, and other bytes to some key: it is only a filter.
+func tripleHash(k uint64) uint64 {
+	return k & 0xffffff * 0x9e3779b97f4a7c15 >> 47
+}
+
+// fold sets bit 0x20 of each byte of k.
+const fold = 0x2020202020202020
+
+// hasGate3 is 1 when the folded bytes at the low end of k may start a gate.
+func hasGate3(k uint64) uint64 {
+	h := tripleHash(k)
+	return gateTriples[h>>6] >> (h & 63) & 1
+}
+
+const swarHi = 0x8080808080808080
+
+// load8 reads s[i:i+8] little-endian (one load once compiled).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// isASCII is scan.IsASCII eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load8(s, i)&swarHi != 0 {
+			return false
+		}
 	}
-	return []byte{c}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // openGates reports, per rule (and highEntropyGate last), whether one of its
 // gates occurs in text: what gated reports, in one pass over the text.
 func openGates(text string) (open [maxRules]bool) {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	for i := 0; i+1 < len(text); i++ {
-		if k := int(text[i])<<8 | int(text[i+1]); gatePairs[k>>6]&(1<<(k&63)) == 0 {
+	ascii := isASCII(text)
+	i := 0
+	// Eight positions at a time while their triples lie in text: v holds
+	// the triples of positions i to i+5, w (from i+2) those of i+6 and i+7.
+	for ; i+10 <= len(text); i += 8 {
+		v, w := load8(text, i)|fold, load8(text, i+2)|fold
+		if hasGate3(v)|hasGate3(v>>8)|hasGate3(v>>16)|hasGate3(v>>24)|hasGate3(v>>32)|hasGate3(v>>40)|
+			hasGate3(w>>32)|hasGate3(w>>40) == 0 {
 			continue
 		}
-		for _, g := range gateTable[text[i]] {
-			if open[g.rule] {
-				continue
-			}
-			if g.fold {
-				// ASCII folding equals strings.ToLower only on ASCII text.
-				if ascii && scan.HasPrefixFold(text[i:], g.gate) {
-					open[g.rule] = true
-				}
-			} else if strings.HasPrefix(text[i:], g.gate) {
-				open[g.rule] = true
-			}
+		for j := i; j < i+8; j++ {
+			openAt(text, j, ascii, &open)
 		}
+	}
+	for ; i+1 < len(text); i++ {
+		openAt(text, i, ascii, &open)
 	}
 	if !ascii {
 		var lower string
@@ -171,6 +205,23 @@ func openGates(text string) (open [maxRules]bool) {
 		open[len(rules)] = gated(text, &lower, &highEntropyGate)
 	}
 	return open
+}
+
+// openAt opens the rules of the gates that start at text[i].
+func openAt(text string, i int, ascii bool, open *[maxRules]bool) {
+	for _, g := range gateTable[text[i]] {
+		if open[g.rule] {
+			continue
+		}
+		if g.fold {
+			// ASCII folding equals strings.ToLower only on ASCII text.
+			if ascii && scan.HasPrefixFold(text[i:], g.gate) {
+				open[g.rule] = true
+			}
+		} else if strings.HasPrefix(text[i:], g.gate) {
+			open[g.rule] = true
+		}
+	}
 }
 
 // Scan appends one hit per secret found in text.
