@@ -98,7 +98,11 @@ func (s *Server) postVerify(c echo.Context) error {
 		return fail(http.StatusBadRequest, "request body is not valid UTF-8")
 	}
 	var vb verifyBody
-	if err := json.Unmarshal(body, &vb); err != nil {
+	if !decodeVerifyBody(body, &vb) {
+		vb = verifyBody{} // the fast path may have set some fields
+		err = json.Unmarshal(body, &vb)
+	}
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te) && te.Field == "answer":
