@@ -726,6 +726,18 @@ func (d *decoder) spans(spans *[]Span) bool {
 	}
 }
 
+// UnquoteJSON decodes the JSON string whose opening quote is b[i]: its value
+// and the index after its closing quote. ok is false wherever encoding/json
+// would decode differently or fail (invalid UTF-8, a lone surrogate, a bad
+// escape, a raw control character), so a caller falls back to it.
+func UnquoteJSON(b []byte, i int) (s string, next int, ok bool) {
+	d := decoder{b: b, i: i}
+	if !d.str(&s) {
+		return "", 0, false
+	}
+	return s, d.i, true
+}
+
 // str decodes a JSON string. Escapes are decoded as encoding/json does;
 // invalid UTF-8 and lone surrogates (which it replaces by U+FFFD) are left to
 // it.

@@ -1215,13 +1215,13 @@ func asciiWord(text string, i int) (j int, k0, k1 uint64) {
 		}
 		return j, k0, k1
 	}
-	x := load8(text, i)
-	if end := ^wordBytes(x) & swarHi; end != 0 {
+	x := scan.Load8(text, i)
+	if end := ^wordBytes(x) & scan.SWARHi; end != 0 {
 		// end&-end is the high bit of the first byte past the word.
 		j, k0 = i+bits.TrailingZeros64(end)>>3, (x|lower)&(end&-end>>7-1)
 	} else {
-		x1 := load8(text, i+8)
-		end = ^wordBytes(x1) & swarHi
+		x1 := scan.Load8(text, i+8)
+		end = ^wordBytes(x1) & scan.SWARHi
 		if end == 0 {
 			return 0, 0, 0
 		}
@@ -1244,7 +1244,7 @@ func wordBytes(x uint64) uint64 {
 	// An apostrophe: the byte of x^'\'' is zero.
 	v := x ^ 0x2727272727272727
 	apos := ^((v&low7 + low7) | v)
-	return (letter | apos) & swarHi
+	return (letter | apos) & scan.SWARHi
 }
 
 // fullUnknown: the word's own id was not looked up (source words).
@@ -2492,27 +2492,14 @@ func sentences(s string, out []scan.Span) []scan.Span {
 // sentencePunct marks the bytes that may end a sentence.
 var sentencePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true}
 
-// Eight bytes at a time (SWAR): x has a zero byte iff (x-swarLo)&^x&swarHi != 0.
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
-
-// load8 reads s[i:i+8] little-endian (one load once compiled).
-func load8(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // nextPunct returns the index of the first sentencePunct byte of s at or
 // after i, len(s) when there is none: sentences and numbers are sparse,
 // so whole words without one are skipped.
 func nextPunct(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		x := load8(s, i)
-		a, b, c, d := x^'\n'*swarLo, x^'!'*swarLo, x^'?'*swarLo, x^'.'*swarLo
-		if ((a-swarLo)&^a|(b-swarLo)&^b|(c-swarLo)&^c|(d-swarLo)&^d)&swarHi != 0 {
+		x := scan.Load8(s, i)
+		a, b, c, d := x^'\n'*scan.SWARLo, x^'!'*scan.SWARLo, x^'?'*scan.SWARLo, x^'.'*scan.SWARLo
+		if ((a-scan.SWARLo)&^a|(b-scan.SWARLo)&^b|(c-scan.SWARLo)&^c|(d-scan.SWARLo)&^d)&scan.SWARHi != 0 {
 			break
 		}
 	}
@@ -2526,7 +2513,7 @@ func nextPunct(s string, i int) int {
 // to bytes under 10.
 func nextDigit(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if y := load8(s, i) ^ '0'*swarLo; (y-10*swarLo)&^y&swarHi != 0 {
+		if y := scan.Load8(s, i) ^ '0'*scan.SWARLo; (y-10*scan.SWARLo)&^y&scan.SWARHi != 0 {
 			break
 		}
 	}

@@ -210,7 +210,7 @@ func digitWindows(text string, out []window) []window {
 	i := 0
 	// Eight bytes at a time: most words hold no digit.
 	for ; i+8 <= len(text); i += 8 {
-		for m := digitMask(load8(text, i)); m != 0; m &= m - 1 {
+		for m := digitMask(scan.Load8(text, i)); m != 0; m &= m - 1 {
 			add(i + bits.TrailingZeros64(m)>>3)
 		}
 	}
@@ -225,41 +225,13 @@ func digitWindows(text string, out []window) []window {
 	return out
 }
 
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
-
-// load8 reads s[i:i+8] little-endian (one load once compiled).
-func load8(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// isASCII is scan.IsASCII eight bytes at a time.
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if load8(s, i)&swarHi != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // digitMask has the high bit of each byte of x that is an ASCII digit, and
 // no other bit. x^'0' maps the digits, and only them, to 0..9; adding 0x76
 // to the low seven bits sets the high bit of those of 10 or more without a
 // carry into the next byte.
 func digitMask(x uint64) uint64 {
-	y := x ^ '0'*swarLo
-	return ^(y&^swarHi + 0x76*swarLo | y) & swarHi
+	y := x ^ '0'*scan.SWARLo
+	return ^(y&^scan.SWARHi + 0x76*scan.SWARLo | y) & scan.SWARHi
 }
 
 func isAlnum(b byte) bool {
@@ -505,7 +477,7 @@ var alnum = func() (t [256]bool) {
 func context(text string, start, end int, base float64, pos, neg wordList) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
-	if isASCII(text[lo:start]) && isASCII(text[end:hi]) {
+	if scan.IsASCII(text[lo:start]) && scan.IsASCII(text[end:hi]) {
 		return contextASCII(text[lo:start], text[end:hi], base, pos, neg)
 	}
 	return contextGeneral(text, start, end, base, pos, neg)
@@ -1003,7 +975,7 @@ func knownIIN(d []byte) bool {
 
 // versionBefore: the last word of s is a version word (lower-cased).
 func versionBefore(s string) bool {
-	if !isASCII(s) {
+	if !scan.IsASCII(s) {
 		return hasWord(lastWords(strings.ToLower(s), 1), wordLists[negVersion])
 	}
 	_, tail := wordsIn(s, lastFieldsStart(s, 1))

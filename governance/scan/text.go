@@ -1,12 +1,30 @@
 package scan
 
-import "unicode/utf8"
+// Word-at-a-time (SWAR) constants: a byte of x is zero iff
+// (x-SWARLo)&^x&SWARHi has its high bit.
+const (
+	SWARLo = 0x0101010101010101
+	SWARHi = 0x8080808080808080
+)
+
+// Load8 reads s[i:i+8] little-endian (one load once compiled).
+func Load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
 
 // IsASCII reports whether s holds only ASCII bytes (the scanners' fast
-// paths).
+// paths), eight bytes at a time.
 func IsASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if Load8(s, i)&SWARHi != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
 			return false
 		}
 	}

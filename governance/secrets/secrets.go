@@ -150,40 +150,15 @@ func hasGate3(k uint64) uint64 {
 	return gateTriples[h>>6] >> (h & 63) & 1
 }
 
-const swarHi = 0x8080808080808080
-
-// load8 reads s[i:i+8] little-endian (one load once compiled).
-func load8(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// isASCII is scan.IsASCII eight bytes at a time.
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if load8(s, i)&swarHi != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // openGates reports, per rule (and highEntropyGate last), whether one of its
 // gates occurs in text: what gated reports, in one pass over the text.
 func openGates(text string) (open [maxRules]bool) {
-	ascii := isASCII(text)
+	ascii := scan.IsASCII(text)
 	i := 0
 	// Eight positions at a time while their triples lie in text: v holds
 	// the triples of positions i to i+5, w (from i+2) those of i+6 and i+7.
 	for ; i+10 <= len(text); i += 8 {
-		v, w := load8(text, i)|fold, load8(text, i+2)|fold
+		v, w := scan.Load8(text, i)|fold, scan.Load8(text, i+2)|fold
 		if hasGate3(v)|hasGate3(v>>8)|hasGate3(v>>16)|hasGate3(v>>24)|hasGate3(v>>32)|hasGate3(v>>40)|
 			hasGate3(w>>32)|hasGate3(w>>40) == 0 {
 			continue

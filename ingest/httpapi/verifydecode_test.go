@@ -21,9 +21,9 @@ var verifyBodySeeds = []struct {
 	{`{"answer":"esc \" \\ \/ \b \f \n \r \t \u00e9 \u20AC caf\u00E9 end"}`, true},
 	{`{"answer":"héllo wörld ✓ 日本"}`, true},
 	{`{"answer":"` + strings.Repeat("x", 5000) + `\n"}`, true},
-	{`{"answer":"\ud83d\ude00"}`, false}, // a surrogate pair
-	{`{"answer":"\ud83d"}`, false},       // a lone surrogate
-	{`{"Answer":"a"}`, false},            // encoding/json matches names without case
+	{`{"answer":"\ud83d\ude00 \uD83D\uDE00"}`, true}, // surrogate pairs
+	{`{"answer":"\ud83d"}`, false},                   // a lone surrogate
+	{`{"Answer":"a"}`, false},                        // encoding/json matches names without case
 	{`{"answer":"a","extra":1}`, false},
 	{`{"answer":5}`, false},
 	{`{"answer":"a"`, false},
