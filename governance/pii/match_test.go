@@ -198,17 +198,7 @@ func TestCtxWords(t *testing.T) {
 // by start, each candidate checked against its neighbours there.
 func refEmit(cs []cand) []cand {
 	cs = slices.Clone(cs)
-	slices.SortStableFunc(cs, func(a, b cand) int {
-		switch {
-		case a.rank != b.rank:
-			return int(b.rank - a.rank)
-		case a.conf > b.conf:
-			return -1
-		case a.conf < b.conf:
-			return 1
-		}
-		return (b.end - b.start) - (a.end - a.start)
-	})
+	slices.SortStableFunc(cs, byPriority)
 	var kept []cand
 	for _, c := range cs {
 		i, _ := slices.BinarySearchFunc(kept, c.start, func(k cand, st int) int { return k.start - st })

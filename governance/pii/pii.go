@@ -302,21 +302,28 @@ func emit(cs, kept []cand, dst []scan.Hit) ([]scan.Hit, []cand) {
 	return dst, kept
 }
 
+// byPriority orders overlapping candidates, the winner first: higher
+// rank, then higher confidence, then the longer span.
+func byPriority(a, b cand) int {
+	switch {
+	case a.rank != b.rank:
+		return int(b.rank - a.rank)
+	case a.conf > b.conf:
+		return -1
+	case a.conf < b.conf:
+		return 1
+	}
+	return (b.end - b.start) - (a.end - a.start)
+}
+
 // resolve appends to kept, in text order, the candidates of run that
 // overlap none that wins over them.
 func resolve(run, kept []cand) []cand {
 	slices.SortFunc(run, func(a, b cand) int {
-		switch {
-		case a.rank != b.rank:
-			return int(b.rank - a.rank)
-		case a.conf > b.conf:
-			return -1
-		case a.conf < b.conf:
-			return 1
-		case a.end-a.start != b.end-b.start:
-			return (b.end - b.start) - (a.end - a.start)
+		if c := byPriority(a, b); c != 0 {
+			return c
 		}
-		return int(a.seq - b.seq)
+		return int(a.seq - b.seq) // discovery order, as a stable sort kept it
 	})
 	n := len(kept)
 	for _, c := range run {
