@@ -40,9 +40,12 @@ type config struct {
 	MasterKey     []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
 	FlushRows     int           // GATEWAY_FLUSH_ROWS
 	FlushInterval time.Duration // GATEWAY_FLUSH_INTERVAL
-	PprofAddr     string        // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
-	MemoryLimit   int64         // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
-	Demo          bool
+	// FlushConcurrency (GATEWAY_FLUSH_CONCURRENCY) bounds the partitions a
+	// processor flushes at once; 0 is GOMAXPROCS.
+	FlushConcurrency int
+	PprofAddr        string // GATEWAY_PPROF_ADDR: Go profiler listener, off when empty
+	MemoryLimit      int64  // GATEWAY_MEMORY_LIMIT_MB: soft Go heap limit in bytes (GOMEMLIMIT wins)
+	Demo             bool
 	// ProviderURLs / ProviderKeys: GATEWAY_PROVIDER_<NAME>_BASE_URL and
 	// _API_KEY by vendor value (the Managed pool's keys; never logged).
 	ProviderURLs map[string]string
@@ -173,6 +176,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("GATEWAY_FLUSH_ROWS: %w", err)
 		}
 		c.FlushRows = n
+	}
+	if v := getenv("GATEWAY_FLUSH_CONCURRENCY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("GATEWAY_FLUSH_CONCURRENCY %q: want a count >= 0 (0: GOMAXPROCS)", v)
+		}
+		c.FlushConcurrency = n
 	}
 	if v := getenv("GATEWAY_FLUSH_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -19,13 +19,14 @@ func TestLoadConfig(t *testing.T) {
 	c, err := loadConfig(envOf(map[string]string{
 		"GATEWAY_ADDR": "127.0.0.1:9999", "KAFKA_BROKERS": " k1:9092, ,k2:9092 ", "GATEWAY_FLUSH_INTERVAL": "1s",
 		"GATEWAY_MASTER_KEY": strings.Repeat("ab", 32), "GATEWAY_PARTITIONS": "12", "GATEWAY_PRICES_FILE": " /etc/gateway/prices.json ",
-		"GATEWAY_PROXY_DEFAULT_MODE": "guard", "GATEWAY_BROKER_FSYNC": "250ms",
+		"GATEWAY_PROXY_DEFAULT_MODE": "guard", "GATEWAY_BROKER_FSYNC": "250ms", "GATEWAY_FLUSH_CONCURRENCY": "1",
 	}))
 	require.NoError(t, err)
 	c.finish()
 	require.Equal(t, "127.0.0.1:9999", c.Addr)
 	require.Equal(t, []string{"k1:9092", "k2:9092"}, c.KafkaBrokers)
 	require.Equal(t, time.Second, c.FlushInterval)
+	require.Equal(t, 1, c.FlushConcurrency)
 	require.Len(t, c.MasterKey, 32)
 	require.EqualValues(t, 12, c.Partitions)
 	require.Equal(t, "/etc/gateway/prices.json", c.PricesFile)
@@ -39,13 +40,15 @@ func TestLoadConfig(t *testing.T) {
 
 func TestLoadConfigErrors(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"short master key": {"GATEWAY_MASTER_KEY": "abcd"},
-		"bad partitions":   {"GATEWAY_PARTITIONS": "many"},
-		"bad interval":     {"GATEWAY_FLUSH_INTERVAL": "soon"},
-		"bad rows":         {"GATEWAY_FLUSH_ROWS": "1.5"},
-		"bad proxy mode":   {"GATEWAY_PROXY_DEFAULT_MODE": "paranoid"},
-		"bad fsync":        {"GATEWAY_BROKER_FSYNC": "sometimes"},
-		"zero fsync":       {"GATEWAY_BROKER_FSYNC": "0s"},
+		"short master key":     {"GATEWAY_MASTER_KEY": "abcd"},
+		"bad partitions":       {"GATEWAY_PARTITIONS": "many"},
+		"bad interval":         {"GATEWAY_FLUSH_INTERVAL": "soon"},
+		"bad rows":             {"GATEWAY_FLUSH_ROWS": "1.5"},
+		"bad concurrency":      {"GATEWAY_FLUSH_CONCURRENCY": "two"},
+		"negative concurrency": {"GATEWAY_FLUSH_CONCURRENCY": "-1"},
+		"bad proxy mode":       {"GATEWAY_PROXY_DEFAULT_MODE": "paranoid"},
+		"bad fsync":            {"GATEWAY_BROKER_FSYNC": "sometimes"},
+		"zero fsync":           {"GATEWAY_BROKER_FSYNC": "0s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(envOf(env))

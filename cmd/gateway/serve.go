@@ -204,9 +204,10 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return fmt.Errorf("open lake writer: %w", err)
 		}
 		tw, err := tracewriter.New(tracewriter.Config{
-			Kafka:         kcfg,
-			FlushRows:     cfg.FlushRows,
-			FlushInterval: cfg.FlushInterval,
+			Kafka:            kcfg,
+			FlushRows:        cfg.FlushRows,
+			FlushInterval:    cfg.FlushInterval,
+			FlushConcurrency: cfg.FlushConcurrency,
 		}, tracewriter.Deps{
 			Store:      store,
 			Lake:       lw,
