@@ -726,16 +726,40 @@ func (d *decoder) spans(spans *[]Span) bool {
 	}
 }
 
-// UnquoteJSON decodes the JSON string whose opening quote is b[i]: its value
-// and the index after its closing quote. ok is false wherever encoding/json
-// would decode differently or fail (invalid UTF-8, a lone surrogate, a bad
-// escape, a raw control character), so a caller falls back to it.
-func UnquoteJSON(b []byte, i int) (s string, next int, ok bool) {
-	d := decoder{b: b, i: i}
-	if !d.str(&s) {
-		return "", 0, false
+// DecodeStringMembers walks the JSON object b whose members are all strings
+// or null, calling set with each name and value (nil for null) in document
+// order, with this package's fast decoder: false for anything else (another
+// value type, a name with escapes or non-ASCII bytes, an escape encoding/json
+// would decode differently, trailing data) or when set refuses a name, and
+// the caller then decodes b with encoding/json. A repeated name calls set
+// again, so the last value wins as in encoding/json.
+func DecodeStringMembers(b []byte, set func(name []byte, v *string) bool) bool {
+	d := decoder{b: b}
+	if !d.consume('{') {
+		return false
 	}
-	return s, d.i, true
+	for n := 0; ; n++ {
+		name, done, ok := d.key(n)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
+		var v *string
+		if !d.peekNull() {
+			var s string
+			if !d.str(&s) {
+				return false
+			}
+			v = &s
+		}
+		if !set(name, v) {
+			return false
+		}
+	}
+	d.ws()
+	return d.i == len(d.b)
 }
 
 // str decodes a JSON string. Escapes are decoded as encoding/json does;
