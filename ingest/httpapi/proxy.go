@@ -106,10 +106,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 	resp := c.Response()
 	resp.Header().Set("X-Service-Request-Id", requestID)
 	var pr proxyRequest
+	base := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(),
+		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID}
 	reject := func(err error) error {
 		if status, msg, ok := refusal(err); ok {
-			s.emitRefusal(app, schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(),
-				Model: pr.Model, UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID}, status, msg)
+			tr := base
+			tr.Model = pr.Model
+			s.emitRefusal(app, tr, status, msg)
 		}
 		return err
 	}
@@ -163,9 +166,8 @@ func (s *Server) proxyChat(c echo.Context) error {
 			tools = append(tools, contentText(m.Content))
 		}
 	}
-	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeProxy, StartedAt: start, Provider: s.proxyProvider(), Model: pr.Model,
-		UseCase: defaultUseCase, IntegrationID: s.cfg.ProxyIntegrationID, Prompt: prompt, Status: schemas.StatusOK,
-		FinalDecision: "pass"}
+	tr := base
+	tr.Model, tr.Prompt, tr.Status, tr.FinalDecision = pr.Model, prompt, schemas.StatusOK, "pass"
 	if mode != modeObserve {
 		tr.FinalDecision = string(governance.ActionAllow) // judged and let through; "pass" means not judged
 	}
