@@ -22,8 +22,7 @@ import (
 // every microsecond it takes is queueing delay added to both the direct and
 // the proxied path.
 type rawClient struct {
-	addr string
-	host string
+	host string // host:port, dialled and sent as Host
 	idle chan *rawConn
 }
 
@@ -40,7 +39,7 @@ func newRawClient(base string) (*rawClient, error) {
 	if u.Scheme != "http" {
 		return nil, fmt.Errorf("load generator: %s: only http:// is supported", base)
 	}
-	return &rawClient{addr: u.Host, host: u.Host, idle: make(chan *rawConn, 4096)}, nil
+	return &rawClient{host: u.Host, idle: make(chan *rawConn, 4096)}, nil
 }
 
 // request serialises a POST of body to path with the given headers.
@@ -69,9 +68,9 @@ func (c *rawClient) warm(n int) error {
 }
 
 func (c *rawClient) dial() (*rawConn, error) {
-	nc, err := net.Dial("tcp", c.addr)
+	nc, err := net.Dial("tcp", c.host)
 	if err != nil {
-		return nil, fmt.Errorf("load generator: dial %s: %w", c.addr, err)
+		return nil, fmt.Errorf("load generator: dial %s: %w", c.host, err)
 	}
 	return &rawConn{c: nc, r: bufio.NewReaderSize(nc, 32<<10)}, nil
 }
