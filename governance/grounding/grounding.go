@@ -1789,13 +1789,10 @@ func (s *state) maxScore(set nbits) (int, nbits) {
 	return score, set
 }
 
-// maxContext bounds the distinct context words of a number (6 before and
-// 7 after): scores fit in the 4 planes.
-const maxContext = 13
-
 // scores sets s.planes: per source number, in bit-sliced form (plane p holds
 // bit p of the count), how many of q's distinct context words its context
-// shares. Each word's set of source numbers is built on first use.
+// shares. A number has at most 13 context words (6 before and 7 after, see
+// context), so the counts fit in the 4 planes. Each word's set of source numbers is built on first use.
 func (s *state) scores(q *quantity) {
 	if !s.npBuilt {
 		s.npBuilt = true
