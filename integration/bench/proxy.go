@@ -112,7 +112,6 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 	// earlier ones are doing. Latency counts from the moment the request is
 	// written; how late that was against the schedule (the generator's own
 	// lag) goes to res.SendLag, the same for the direct and proxied paths.
-	var lagMu sync.Mutex
 	measure := func(rate int, rc *rawClient, path string, body []byte, hdr map[string]string, ttfb bool) ([]time.Duration, int, int) {
 		n := int(float64(rate) * per.Seconds())
 		h := map[string]string{"Authorization": "Bearer sk-upstream-bench"}
@@ -149,9 +148,7 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 		})
 		wg.Wait()
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		lagMu.Lock()
-		res.SendLag = append(res.SendLag, lag...)
-		lagMu.Unlock()
+		res.SendLag = append(res.SendLag, lag...) // rows are measured one after another
 		return lat, n, errs
 	}
 	q := func(l []time.Duration, p float64) time.Duration {
