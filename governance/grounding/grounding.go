@@ -104,6 +104,7 @@ func (c *Checker) Check(answer, source string) Result {
 	st.source = source
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
+	st.unitWords = st.unitWords[:0]
 	st.index(source)
 	var ev []Evidence
 	var fixes []fix
@@ -131,6 +132,13 @@ func (c *Checker) Check(answer, source string) Result {
 		if has && !st.betterElsewhere(q, near, &claimed) {
 			continue
 		}
+		// "2.5 kg" for "2500 g", "90 minutes" for "1.5 hours": the same
+		// amount in another unit.
+		qm, at, qmOK := measureAfter(answer, q)
+		if qmOK && st.sourceHasMeasure(q, qm) {
+			st.unitWords = append(st.unitWords, at) // supported with its number
+			continue
+		}
 		best, ambiguous := st.align(q, &claimed)
 		if best == nil {
 			if has || q.count() {
@@ -156,7 +164,11 @@ func (c *Checker) Check(answer, source string) Result {
 			ambiguous = true
 		}
 		srcText := source[best.span.Start:best.span.End]
-		if ambiguous {
+		// The source counts in another unit ("3000 g" against "2.5 kg"):
+		// its number in the answer's unit would be wrong.
+		bm, _, bmOK := measureAfter(source, best)
+		otherUnit := qmOK && bmOK && bm.word != qm.word
+		if ambiguous || otherUnit {
 			correctable = false
 		} else {
 			fixes = append(fixes, fix{q.span, srcText})
@@ -175,8 +187,11 @@ func (c *Checker) Check(answer, source string) Result {
 		e := Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
 			SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End}, SourceText: srcText}
 		e.Reason = "answer says " + e.AnswerText + " but the source says " + e.SourceText
-		if ambiguous {
+		switch {
+		case ambiguous:
 			e.Reason += " (several source values fit)"
+		case otherUnit:
+			e.Reason += " (" + bm.word + " against " + qm.word + ")"
 		}
 		ev = append(ev, e)
 	}
@@ -354,6 +369,7 @@ type state struct {
 	buf   []byte
 
 	stoks, atoks []tok
+	unitWords    []int  // answer offsets of unit words whose amount the source states in another unit
 	source       string // the current source, while Check runs
 	chat         bool   // the source is a conversation transcript
 	weak         bool   // the contradiction found rests on a chat clause alignment
@@ -828,6 +844,9 @@ func numberSpans(text string, limit int, out [][2]int) [][2]int {
 					if suf == "%" && k != j {
 						break // "12 %" is fine, but keep it simple: only "12%"
 					}
+					if len(suf) == 1 && k != j && st == i {
+						break // "5000 m" is metres, "$5 m" five million
+					}
 					en = e
 				}
 				break
@@ -1031,6 +1050,94 @@ func (s *state) sameUnitNumber(q *quantity, answer, source string) *quantity {
 		}
 	}
 	return nil
+}
+
+// measure is a unit of measurement: its dimension and its size in the
+// dimension's base unit.
+type measure struct {
+	word   string // the unit's canonical name
+	dim    byte   // 'm' mass, 'l' length, 't' duration, 'v' volume
+	factor float64
+}
+
+// measures maps unit words (lower case, singular and plural) to their
+// measure. Ambiguous words ("in", "m" after a currency amount) are out.
+var measures = func() map[string]measure {
+	m := map[string]measure{}
+	add := func(dim byte, factor float64, canon string, words ...string) {
+		for _, w := range append(words, canon) {
+			m[w] = measure{word: canon, dim: dim, factor: factor}
+		}
+	}
+	add('m', 1e-3, "mg", "milligram", "milligrams")
+	add('m', 1, "g", "gram", "grams", "gramme", "grammes")
+	add('m', 1e3, "kg", "kgs", "kilo", "kilos", "kilogram", "kilograms")
+	add('m', 1e6, "tonne", "tonnes")
+	add('m', 453.59237, "lb", "lbs", "pound", "pounds")
+	add('m', 28.349523125, "oz", "ounce", "ounces")
+	add('l', 1e-3, "mm", "millimeter", "millimeters", "millimetre", "millimetres")
+	add('l', 1e-2, "cm", "centimeter", "centimeters", "centimetre", "centimetres")
+	add('l', 1, "m", "meter", "meters", "metre", "metres")
+	add('l', 1e3, "km", "kms", "kilometer", "kilometers", "kilometre", "kilometres")
+	add('l', 0.3048, "ft", "foot", "feet")
+	add('l', 0.9144, "yd", "yds", "yard", "yards")
+	add('l', 1609.344, "mi", "mile", "miles")
+	add('l', 0.0254, "inch", "inches")
+	add('t', 1e-3, "ms", "millisecond", "milliseconds")
+	add('t', 1, "sec", "secs", "second", "seconds")
+	add('t', 60, "min", "mins", "minute", "minutes")
+	add('t', 3600, "hour", "hours", "hr", "hrs", "h")
+	add('t', 86400, "day", "days")
+	add('t', 7*86400, "week", "weeks", "wk", "wks")
+	add('t', 365.25*86400/12, "month", "months")
+	add('t', 365.25*86400, "year", "years", "yr", "yrs")
+	add('v', 1e-3, "ml", "milliliter", "milliliters", "millilitre", "millilitres")
+	add('v', 1, "l", "liter", "liters", "litre", "litres")
+	return m
+}()
+
+// measureAfter is the unit of measurement written right after q ("2.5
+// kg", "2.5kg", "90 minutes") and where its word starts; false when there
+// is none. A number with a scale, currency or percent sign is no
+// measurement.
+func measureAfter(text string, q *quantity) (measure, int, bool) {
+	if q.kind != 'n' {
+		return measure{}, 0, false
+	}
+	i := q.span.End
+	if i < len(text) && (text[i] == ' ' || text[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(text) && asciiLetter(text[j]) && text[j] != '\'' {
+		j++
+	}
+	if j == i || j-i > 16 || j < len(text) && (isWordByte(text[j]) || text[j] >= utf8.RuneSelf) {
+		return measure{}, 0, false
+	}
+	var buf [16]byte
+	for k := i; k < j; k++ {
+		buf[k-i] = text[k] | 0x20
+	}
+	m, ok := measures[string(buf[:j-i])] // converted in the lookup: no allocation
+	return m, i, ok
+}
+
+// sourceHasMeasure: some source number states q's amount (unit m) in a
+// unit of the same dimension, within either's rounding.
+func (s *state) sourceHasMeasure(q *quantity, m measure) bool {
+	for i := range s.snums {
+		n := &s.snums[i]
+		nm, _, ok := measureAfter(s.source, n)
+		if !ok || nm.dim != m.dim || nm.word == m.word {
+			continue
+		}
+		a, b := q.value*m.factor, n.value*nm.factor
+		if math.Abs(a-b) <= max(q.tol*m.factor, n.tol*nm.factor)+1e-9*math.Max(math.Abs(a), math.Abs(b)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unitWord returns the word right after a number ending at end (a space or
@@ -2333,7 +2440,7 @@ func (s *state) unsupported() (float64, int, int) {
 			weight = 2 // names carry the facts
 		}
 		total += weight
-		if !s.vocab(t.id) && !s.vocab(t.full) && !s.pluralIn(t.id) {
+		if !s.vocab(t.id) && !s.vocab(t.full) && !s.pluralIn(t.id) && !slices.Contains(s.unitWords, t.start) {
 			miss += weight
 			t.missing = true
 			nmiss++

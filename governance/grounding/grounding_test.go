@@ -610,3 +610,35 @@ func TestApproxTol(t *testing.T) {
 		require.Equal(t, want, approxTol(before, v), "%q", before)
 	}
 }
+
+// TestUnitsOfMeasurement: an amount stated in another unit of the same
+// dimension agrees; a different amount in another unit is a mismatch that
+// is never rewritten (the source's number in the answer's unit would be
+// wrong: "2500 kg").
+func TestUnitsOfMeasurement(t *testing.T) {
+	c := New()
+	tests := []struct {
+		answer, source, mismatch, rewritten string
+	}{
+		{"The package weighs 2.5 kg.", "The package weighs 2500 g.", None, ""},
+		{"The package weighs 2.5kg.", "The package weighs 2500g.", None, ""},
+		{"The flight takes 90 minutes.", "The flight takes 1.5 hours.", None, ""},
+		{"The course starts in 2 weeks.", "The course starts in 14 days.", None, ""},
+		{"The trip is 5 km.", "The trip is 5000 m.", None, ""},
+		{"The bottle holds 750 ml.", "The bottle holds 0.75 litres.", None, ""},
+		{"The package weighs 3 kg.", "The package weighs 2500 g.", Numeric, ""},
+		{"The flight takes 2 hours.", "The flight takes 90 minutes.", Numeric, ""},
+		// Same unit: corrected to the source value as before.
+		{"The package weighs 3 kg.", "The package weighs 2.5 kg.", Numeric, "The package weighs 2.5 kg."},
+		// A lone "m" after a currency amount is still millions.
+		{"It raised $5 m.", "It raised $5 million.", None, ""},
+		{"It raised $6 m.", "It raised $5 million.", Numeric, "It raised $5 million."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer+" | "+tt.source, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+			require.Equal(t, tt.rewritten, r.Rewritten)
+		})
+	}
+}
