@@ -107,3 +107,25 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestHiddenCharacters: zero-width characters, soft hyphens and fullwidth
+// forms do not hide an entity; the span covers the original bytes.
+func TestHiddenCharacters(t *testing.T) {
+	tests := []struct{ text, policy, span string }{
+		{"mail bob\u200b@example.com now", Email, "bob\u200b@example.com"},
+		{"mail bob@exam\u00adple.com now", Email, "bob@exam\u00adple.com"},
+		{"mail bob\uff20example.com now", Email, "bob\uff20example.com"},
+		{"card 4111\u200b1111\u200b1111\u200b1111 ok", CreditCard, "4111\u200b1111\u200b1111\u200b1111"},
+		{"card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 ok", CreditCard, "\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11"},
+		{"\u201cquoted\u201d bob@example.com \u2014 done\u200b", Email, "bob@example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			hits := New().Scan(tt.text, nil)
+			require.Len(t, hits, 1)
+			require.Equal(t, tt.policy, hits[0].Policy)
+			sp := hits[0].Spans[0]
+			require.Equal(t, tt.span, tt.text[sp.Start:sp.End])
+		})
+	}
+}
