@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -192,7 +191,10 @@ func prepare(req llm.Request, cred llm.Credentials) (Keys, []byte, error) {
 // converse-stream) and returns the response of a successful status; the
 // caller closes its body.
 func (a *Adapter) post(ctx context.Context, model, op string, body []byte, keys Keys, accept string) (*http.Response, error) {
-	u := a.cfg.BaseURL + "/model/" + url.PathEscape(model) + "/" + op
+	// The model id goes out percent-encoded as botocore sends it (":" as
+	// %3A, "/" of an ARN as %2F): url.Parse keeps that spelling as RawPath
+	// and the request line uses it, so Sign sees exactly the wire path.
+	u := a.cfg.BaseURL + "/model/" + uriEncode(model) + "/" + op
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
