@@ -192,7 +192,7 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) }, 529)
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) })
 }
 
 // post sends a Messages API request and returns the response of a

@@ -21,7 +21,7 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
 	}
 	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
-		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) }, 529)
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) })
 	})
 	if err != nil {
 		return nil, err
