@@ -13,8 +13,9 @@ import (
 
 // Stream implements llm.Streamer: the Messages request with "stream": true,
 // read as server-sent events until message_stop. The timeout (and the one
-// retry of a transient failure) covers the wait for the response headers;
-// the caller's context bounds the rest.
+// retry of a transient failure) covers the wait for the response headers,
+// then bounds each silence of the upstream; the caller's context bounds the
+// rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	body, err := body(req, true)
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 )
 
 // Stream implements llm.Streamer: the same request with "stream": true and
-// stream_options.include_usage, read as server-sent events until
-// "data: [DONE]". The timeout (and the one retry of a transient failure)
-// covers the wait for the response headers; the caller's context bounds
-// the rest.
+// stream_options.include_usage, read as server-sent events until "data:
+// [DONE]". The timeout (and the one retry of a transient failure) covers the
+// wait for the response headers, then bounds each silence of the upstream;
+// the caller's context bounds the rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	if req.Extra == nil {
 		req.Extra = map[string]json.RawMessage{}
@@ -117,6 +117,10 @@ func (s *stream) Next() (llm.Chunk, error) {
 		return c, nil
 	}
 	err := s.sc.Err()
+	var le *llm.Error
+	if errors.As(err, &le) { // the idle timeout of llm.OpenStream's body
+		return llm.Chunk{}, le
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off"}
 	}
