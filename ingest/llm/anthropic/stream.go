@@ -19,7 +19,7 @@ import (
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	body, err := body(req, true)
 	if err != nil {
-		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
+		return nil, translateError(err)
 	}
 	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
 		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) })
