@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -99,7 +98,7 @@ type Config struct {
 	BaseURL string        // vendor endpoint root, e.g. https://api.openai.com/v1
 	Timeout time.Duration // whole call, default 30 s
 	// RetryDelay before the one retry of an idempotent failure (connection
-	// refused or reset before an answer, 502/503/504). Default 100 ms.
+	// refused or reset before an answer, any 5xx). Default 100 ms.
 	RetryDelay time.Duration
 	// Region is the AWS region of Bedrock (GATEWAY_PROVIDER_BEDROCK_REGION)
 	// or the Google Cloud location of Vertex AI.
@@ -158,18 +157,13 @@ type Streamer interface {
 }
 
 // Retry calls f a second time, after delay, when its first failure is
-// transient: no connection, or a 502/503/504 (or one of alsoRetry, such as
-// Anthropic's 529 overloaded). Nothing has reached the caller yet, so
-// repeating the call is safe.
-func Retry[T any](ctx context.Context, delay time.Duration, f func() (T, error), alsoRetry ...int) (T, error) {
+// transient: no connection, or any 5xx status (Anthropic's 529 overloaded
+// included), the "idempotent failures" of spec section 7. A 4xx (429
+// included) is the caller's to handle and is not repeated. Nothing has
+// reached the caller yet, so repeating the call is safe.
+func Retry[T any](ctx context.Context, delay time.Duration, f func() (T, error)) (T, error) {
 	v, err := f()
-	var le *Error
-	if err == nil || !errors.As(err, &le) {
-		return v, err
-	}
-	transient := le.Type == ErrNetwork || le.Type == ErrStatus &&
-		(le.Status == 502 || le.Status == 503 || le.Status == 504 || slices.Contains(alsoRetry, le.Status))
-	if !transient {
+	if !Transient(err) {
 		return v, err
 	}
 	select {
@@ -178,4 +172,13 @@ func Retry[T any](ctx context.Context, delay time.Duration, f func() (T, error),
 	case <-ctx.Done():
 		return v, err
 	}
+}
+
+// Transient reports whether err is a failure Retry repeats.
+func Transient(err error) bool {
+	var le *Error
+	if !errors.As(err, &le) {
+		return false
+	}
+	return le.Type == ErrNetwork || le.Type == ErrStatus && le.Status >= 500 && le.Status <= 599
 }

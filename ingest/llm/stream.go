@@ -5,21 +5,27 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 )
 
 // errSlow cancels a stream whose response headers took longer than the
-// adapter's timeout.
-var errSlow = errors.New("no response headers within the timeout")
+// adapter's timeout; errIdle one whose upstream then went silent for as long.
+var (
+	errSlow = errors.New("no response headers within the timeout")
+	errIdle = errors.New("no stream data within the timeout")
+)
 
 // OpenStream runs open, which sends a streaming request under the context
-// it is given and returns the response of a successful status, with
-// timeout bounding only the wait for the response headers: after that the
-// caller's ctx bounds the body. On success the caller reads res.Body and
-// calls cancel when done with it (closing before the end cancels the
-// upstream request).
+// it is given and returns the response of a successful status. timeout
+// bounds the wait for the response headers, then each wait for more of the
+// body: an upstream silent that long ends the stream with an ErrTimeout
+// *Error (504) from a read of res.Body, instead of holding the client
+// until the upstream gives up. The caller's ctx bounds the whole. On
+// success the caller reads res.Body and calls cancel when done with it
+// (closing before the end cancels the upstream request).
 func OpenStream(ctx context.Context, timeout time.Duration, open func(ctx context.Context) (*http.Response, error)) (res *http.Response, cancel func(), err error) {
 	rctx, cancelCause := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(timeout, func() { cancelCause(errSlow) })
@@ -35,7 +41,35 @@ func OpenStream(ctx context.Context, timeout time.Duration, open func(ctx contex
 		}
 		return nil, nil, err
 	}
+	idle := time.AfterFunc(timeout, func() { cancelCause(errIdle) })
+	idle.Stop()
+	res.Body = &idleBody{ReadCloser: res.Body, ctx: rctx, idle: timeout, timer: idle}
 	return res, func() { cancelCause(nil) }, nil
+}
+
+// idleBody arms its timer only while a Read waits for the upstream, so a
+// slow caller (a slow client downstream) never counts as upstream silence.
+type idleBody struct {
+	io.ReadCloser
+	ctx   context.Context
+	idle  time.Duration
+	timer *time.Timer // cancels ctx with errIdle
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.timer.Reset(b.idle)
+	n, err := b.ReadCloser.Read(p)
+	b.timer.Stop()
+	if err != nil && errors.Is(context.Cause(b.ctx), errIdle) {
+		return n, &Error{Status: http.StatusGatewayTimeout, Type: ErrTimeout,
+			Message: fmt.Sprintf("the upstream LLM stream sent nothing for %s", b.idle)}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.ReadCloser.Close()
 }
 
 // SSE reads server-sent events.
@@ -73,7 +107,10 @@ func (s *SSE) Next() (name string, data []byte, err error) {
 		}
 	}
 	err = s.sc.Err()
+	var le *Error
 	switch {
+	case errors.As(err, &le): // the idle timeout of OpenStream's body
+		return "", nil, le
 	case errors.Is(err, bufio.ErrTooLong):
 		return "", nil, &Error{Status: http.StatusBadGateway, Type: ErrBadResponse, Message: "the upstream stream carried an event over 4 MiB"}
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):

@@ -11,9 +11,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,15 +70,17 @@ type tool struct {
 }
 
 type wireRequest struct {
-	Model       string    `json:"model"`
-	System      string    `json:"system,omitempty"`
-	Messages    []message `json:"messages"`
-	MaxTokens   int       `json:"max_tokens"`
-	Temperature *float64  `json:"temperature,omitempty"`
-	Tools       []tool    `json:"tools,omitempty"`
-	TopP        *float64  `json:"top_p,omitempty"`
-	StopSeqs    []string  `json:"stop_sequences,omitempty"`
-	Stream      bool      `json:"stream,omitempty"`
+	Model       string            `json:"model"`
+	System      string            `json:"system,omitempty"`
+	Messages    []message         `json:"messages"`
+	MaxTokens   int               `json:"max_tokens"`
+	Temperature *float64          `json:"temperature,omitempty"`
+	Tools       []tool            `json:"tools,omitempty"`
+	TopP        *float64          `json:"top_p,omitempty"`
+	StopSeqs    []string          `json:"stop_sequences,omitempty"`
+	ToolChoice  map[string]any    `json:"tool_choice,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	Stream      bool              `json:"stream,omitempty"`
 }
 
 // Body translates req to the Messages API request.
@@ -142,21 +147,81 @@ func body(req llm.Request, stream bool) ([]byte, error) {
 			w.Tools = append(w.Tools, tool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schema})
 		}
 	}
-	if v, ok := req.Extra["top_p"]; ok {
-		var p float64
-		if json.Unmarshal(v, &p) == nil {
-			w.TopP = &p
-		}
-	}
-	if v, ok := req.Extra["stop"]; ok {
-		var one string
-		if json.Unmarshal(v, &one) == nil {
-			w.StopSeqs = []string{one}
-		} else {
-			_ = json.Unmarshal(v, &w.StopSeqs)
-		}
+	if err := params(&w, req); err != nil {
+		return nil, err
 	}
 	return json.Marshal(w)
+}
+
+// params translates the parameters beyond messages and tools: top_p, stop
+// (stop_sequences), tool_choice and parallel_tool_calls (tool_choice with
+// disable_parallel_tool_use), user (metadata.user_id),
+// max_completion_tokens. A parameter the Messages API cannot honour (a
+// JSON response_format, seed, penalties, logprobs...) is an
+// llm.Unsupported error unless it is sent at its default.
+func params(w *wireRequest, req llm.Request) error {
+	if len(req.ResponseFormat) > 0 && !llm.IsDefault("response_format", req.ResponseFormat) {
+		if _, _, err := llm.ResponseFormat(req.ResponseFormat); err != nil {
+			return llm.Invalid(llm.Anthropic, err)
+		}
+		return llm.Unsupported(llm.Anthropic, "response_format", "the Messages API has no JSON mode")
+	}
+	choice, parallel := "", true
+	var name string
+	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
+		v := req.Extra[k]
+		var err error
+		switch {
+		case k == "parallel_tool_calls":
+			err = json.Unmarshal(v, &parallel)
+		case llm.IsDefault(k, v) || llm.Ignored[k] && k != "user":
+		case k == "top_p":
+			w.TopP = new(float64)
+			err = json.Unmarshal(v, w.TopP)
+		case k == "stop":
+			w.StopSeqs, err = llm.Stop(v)
+		case k == "tool_choice":
+			choice, name, err = llm.ToolChoice(v)
+		case k == "user":
+			var u string
+			if err = json.Unmarshal(v, &u); err == nil {
+				w.Metadata = map[string]string{"user_id": u}
+			}
+		case k == "max_completion_tokens":
+			if req.MaxTokens == nil {
+				err = json.Unmarshal(v, &w.MaxTokens)
+			}
+		default:
+			return llm.Unsupported(llm.Anthropic, k, "")
+		}
+		if err != nil {
+			return llm.Invalid(llm.Anthropic, fmt.Errorf("%s: %w", k, err))
+		}
+	}
+	if len(w.Tools) == 0 {
+		if choice == "required" || choice == "function" {
+			return llm.NeedsTools(llm.Anthropic)
+		}
+		return nil
+	}
+	switch choice {
+	case "none":
+		w.ToolChoice = map[string]any{"type": "none"}
+		return nil
+	case "required":
+		w.ToolChoice = map[string]any{"type": "any"}
+	case "function":
+		w.ToolChoice = map[string]any{"type": "tool", "name": name}
+	case "auto":
+		w.ToolChoice = map[string]any{"type": "auto"}
+	}
+	if !parallel {
+		if w.ToolChoice == nil {
+			w.ToolChoice = map[string]any{"type": "auto"}
+		}
+		w.ToolChoice["disable_parallel_tool_use"] = true
+	}
+	return nil
 }
 
 // appendTurn merges consecutive blocks of the same role: the API wants
@@ -188,11 +253,21 @@ var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max
 func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Response, error) {
 	body, err := Body(req)
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
+		return llm.Response{}, translateError(err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) }, 529)
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, body, cred) })
+}
+
+// translateError is the error of a request Body cannot translate: its own
+// *llm.Error (an unsupported parameter), or a 400 saying why.
+func translateError(err error) error {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return le
+	}
+	return &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
 }
 
 // post sends a Messages API request and returns the response of a

@@ -13,15 +13,16 @@ import (
 
 // Stream implements llm.Streamer: the Messages request with "stream": true,
 // read as server-sent events until message_stop. The timeout (and the one
-// retry of a transient failure) covers the wait for the response headers;
-// the caller's context bounds the rest.
+// retry of a transient failure) covers the wait for the response headers,
+// then bounds each silence of the upstream; the caller's context bounds the
+// rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	body, err := body(req, true)
 	if err != nil {
-		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Anthropic: " + err.Error()}
+		return nil, translateError(err)
 	}
 	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
-		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) }, 529)
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.post(ctx, body, cred, true) })
 	})
 	if err != nil {
 		return nil, err

@@ -9,10 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,7 @@ type wireRequest struct {
 	Messages        []message         `json:"messages"`
 	System          []content         `json:"system,omitempty"`
 	InferenceConfig map[string]any    `json:"inferenceConfig,omitempty"`
-	ToolConfig      map[string][]any  `json:"toolConfig,omitempty"`
+	ToolConfig      map[string]any    `json:"toolConfig,omitempty"`
 	Extra           map[string]string `json:"-"`
 }
 
@@ -124,15 +126,6 @@ func Body(req llm.Request) ([]byte, error) {
 	if req.Temperature != nil {
 		ic["temperature"] = *req.Temperature
 	}
-	if v, ok := req.Extra["top_p"]; ok {
-		var p float64
-		if json.Unmarshal(v, &p) == nil {
-			ic["topP"] = p
-		}
-	}
-	if len(ic) > 0 {
-		w.InferenceConfig = ic
-	}
 	if len(req.Tools) > 0 {
 		var tools []struct {
 			Function struct {
@@ -156,9 +149,75 @@ func Body(req llm.Request) ([]byte, error) {
 			}
 			specs = append(specs, map[string]any{"toolSpec": spec})
 		}
-		w.ToolConfig = map[string][]any{"tools": specs}
+		w.ToolConfig = map[string]any{"tools": specs}
+	}
+	if err := params(&w, ic, req); err != nil {
+		return nil, err
+	}
+	if len(ic) > 0 {
+		w.InferenceConfig = ic
 	}
 	return json.Marshal(w)
+}
+
+// params translates the parameters beyond messages and tools into the
+// inferenceConfig ic (top_p, stop, max_completion_tokens) and
+// toolConfig.toolChoice (tool_choice auto, required, a named function). A
+// parameter Converse cannot honour (a JSON response_format, seed,
+// tool_choice none, parallel_tool_calls false, penalties...) is an
+// llm.Unsupported error unless it is sent at its default.
+func params(w *wireRequest, ic map[string]any, req llm.Request) error {
+	if len(req.ResponseFormat) > 0 && !llm.IsDefault("response_format", req.ResponseFormat) {
+		if _, _, err := llm.ResponseFormat(req.ResponseFormat); err != nil {
+			return llm.Invalid(llm.Bedrock, err)
+		}
+		return llm.Unsupported(llm.Bedrock, "response_format", "Converse has no JSON mode")
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
+		v := req.Extra[k]
+		if llm.IsDefault(k, v) || llm.Ignored[k] {
+			continue
+		}
+		var err error
+		switch k {
+		case "top_p":
+			var p float64
+			if err = json.Unmarshal(v, &p); err == nil {
+				ic["topP"] = p
+			}
+		case "stop":
+			ic["stopSequences"], err = llm.Stop(v)
+		case "max_completion_tokens":
+			var n int
+			if err = json.Unmarshal(v, &n); err == nil && req.MaxTokens == nil {
+				ic["maxTokens"] = n
+			}
+		case "tool_choice":
+			var mode, name string
+			if mode, name, err = llm.ToolChoice(v); err != nil {
+				break
+			}
+			switch {
+			case mode == "none":
+				return llm.Unsupported(llm.Bedrock, k, `Converse has no "none"`)
+			case w.ToolConfig == nil && mode != "auto":
+				return llm.NeedsTools(llm.Bedrock)
+			case w.ToolConfig == nil: // auto without tools asks for nothing
+			case mode == "auto":
+				w.ToolConfig["toolChoice"] = map[string]any{"auto": map[string]any{}}
+			case mode == "required":
+				w.ToolConfig["toolChoice"] = map[string]any{"any": map[string]any{}}
+			default:
+				w.ToolConfig["toolChoice"] = map[string]any{"tool": map[string]any{"name": name}}
+			}
+		default:
+			return llm.Unsupported(llm.Bedrock, k, "")
+		}
+		if err != nil {
+			return llm.Invalid(llm.Bedrock, fmt.Errorf("%s: %w", k, err))
+		}
+	}
+	return nil
 }
 
 var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -182,6 +241,10 @@ func prepare(req llm.Request, cred llm.Credentials) (Keys, []byte, error) {
 		return Keys{}, nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrStatus, Message: "Bedrock credentials must be ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]"}
 	}
 	body, err := Body(req)
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return Keys{}, nil, le
+	}
 	if err != nil {
 		return Keys{}, nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Bedrock: " + err.Error()}
 	}
@@ -192,7 +255,10 @@ func prepare(req llm.Request, cred llm.Credentials) (Keys, []byte, error) {
 // converse-stream) and returns the response of a successful status; the
 // caller closes its body.
 func (a *Adapter) post(ctx context.Context, model, op string, body []byte, keys Keys, accept string) (*http.Response, error) {
-	u := a.cfg.BaseURL + "/model/" + url.PathEscape(model) + "/" + op
+	// The model id goes out percent-encoded as botocore sends it (":" as
+	// %3A, "/" of an ARN as %2F): url.Parse keeps that spelling as RawPath
+	// and the request line uses it, so Sign sees exactly the wire path.
+	u := a.cfg.BaseURL + "/model/" + uriEncode(model) + "/" + op
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}

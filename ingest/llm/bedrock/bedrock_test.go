@@ -32,7 +32,10 @@ func TestBodyGolden(t *testing.T) {
 func TestComplete(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		require.Equal(t, "/model/anthropic.claude-3-haiku-20240307-v1:0/converse", r.URL.Path)
+		require.Equal(t, "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse", r.RequestURI, "the colon is sent as %3A, as botocore does")
+		b, _ := io.ReadAll(r.Body)
 		auth := r.Header.Get("Authorization")
+		require.Equal(t, awsAuthorization(r, b, "AKIDTEST", "secretkey", "eu-west-1", "bedrock"), auth)
 		require.True(t, strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDTEST/"), auth)
 		require.Contains(t, auth, "/eu-west-1/bedrock/aws4_request")
 		require.Contains(t, auth, "SignedHeaders=content-type;host;x-amz-date")
@@ -170,8 +173,8 @@ func TestStream(t *testing.T) {
 		{name: "corrupt message CRC", body: slices.Concat(start, deltas, stop("end_turn"), corrupt), text: "Hello! How can I help?", errStatus: 502, errType: llm.ErrBadResponse, errMessage: "message CRC"},
 	}
 	type received struct {
-		path, accept, auth, wantAuth string
-		body                         []byte
+		path, uri, accept, auth, wantAuth string
+		body                              []byte
 	}
 	signedAt := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	for _, tt := range tests {
@@ -179,12 +182,10 @@ func TestStream(t *testing.T) {
 			got := make(chan received, 2)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				b, _ := io.ReadAll(r.Body)
-				// Sign the request as received: the signature must cover this
-				// path, host and body.
-				again, _ := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), nil)
-				again.Header.Set("Content-Type", r.Header.Get("Content-Type"))
-				Sign(again, b, Keys{AccessKeyID: "AKIDTEST", SecretAccessKey: "secretkey"}, "eu-west-1", "bedrock", signedAt)
-				got <- received{r.URL.Path, r.Header.Get("Accept"), r.Header.Get("Authorization"), again.Header.Get("Authorization"), b}
+				// AWS's signature of the request as received: it must cover
+				// this path, host and body.
+				got <- received{r.URL.Path, r.RequestURI, r.Header.Get("Accept"), r.Header.Get("Authorization"),
+					awsAuthorization(r, b, "AKIDTEST", "secretkey", "eu-west-1", "bedrock"), b}
 				if tt.status != 0 {
 					w.Header().Set("Content-Type", "application/json")
 					w.Header().Set("X-Amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/")
@@ -212,6 +213,7 @@ func TestStream(t *testing.T) {
 
 			r := <-got
 			require.Equal(t, "/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream", r.path)
+			require.Equal(t, "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream", r.uri)
 			require.Equal(t, "application/vnd.amazon.eventstream", r.accept)
 			require.True(t, strings.HasPrefix(r.auth, "AWS4-HMAC-SHA256 Credential=AKIDTEST/20250301/eu-west-1/bedrock/aws4_request, "), r.auth)
 			require.Equal(t, r.wantAuth, r.auth)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -88,20 +87,19 @@ func Sign(r *http.Request, body []byte, k Keys, region, service string, now time
 	}
 	signed := strings.Join(names, ";")
 
+	// The canonical URI is the path as sent on the wire, each segment
+	// encoded once more (AWS's "twice" for non-S3 services counts the
+	// wire encoding as the first): a raw ":" on the wire is %3A here, a
+	// %3A on the wire %253A, as AWS and botocore compute it.
 	path := r.URL.EscapedPath()
 	if path == "" {
 		path = "/"
 	}
-	// Each segment is encoded once more, as AWS requires for non-S3 services.
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		dec, err := url.PathUnescape(s)
-		if err != nil {
-			dec = s
-		}
-		segs[i] = uriEncode(uriEncode(dec))
-	}
 	if service != "s3" {
+		segs := strings.Split(path, "/")
+		for i, s := range segs {
+			segs[i] = uriEncode(s)
+		}
 		path = strings.Join(segs, "/")
 	}
 	q := r.URL.Query()

@@ -15,7 +15,8 @@ import (
 // /model/{modelId}/converse-stream, the Converse body, SigV4-signed), read
 // as an application/vnd.amazon.eventstream until messageStop and metadata.
 // The timeout (and the one retry of a transient failure) covers the wait for
-// the response headers; the caller's context bounds the rest.
+// the response headers, then bounds each silence of the upstream; the
+// caller's context bounds the rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	keys, body, err := prepare(req, cred)
 	if err != nil {
@@ -61,7 +62,10 @@ var exceptionStatus = map[string]int{"validationexception": 400, "accessdeniedex
 // its arguments.
 func (s *stream) Next() (llm.Chunk, error) {
 	f, err := readFrame(s.body)
+	var le *llm.Error
 	switch {
+	case errors.As(err, &le): // the idle timeout of llm.OpenStream's body
+		return llm.Chunk{}, le
 	case errors.Is(err, io.EOF) && s.stopped && s.metered:
 		return llm.Chunk{}, io.EOF
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

@@ -103,27 +103,7 @@ func (a *Adapter) Complete(ctx context.Context, req llm.Request, cred llm.Creden
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	var resp llm.Response
-	for attempt := 0; ; attempt++ {
-		resp, err = a.once(ctx, req.Model, body, cred)
-		var le *llm.Error
-		if err == nil || attempt == 1 || !errors.As(err, &le) || !retryable(le) {
-			return resp, err
-		}
-		select {
-		case <-time.After(a.cfg.RetryDelay):
-		case <-ctx.Done():
-			return resp, err
-		}
-	}
-}
-
-func retryable(e *llm.Error) bool {
-	if e.Type == llm.ErrNetwork {
-		return true
-	}
-	return e.Type == llm.ErrStatus && (e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable ||
-		e.Status == http.StatusGatewayTimeout)
+	return llm.Retry(ctx, a.cfg.RetryDelay, func() (llm.Response, error) { return a.once(ctx, req.Model, body, cred) })
 }
 
 func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.Credentials) (llm.Response, error) {

@@ -8,14 +8,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 )
 
 // Stream implements llm.Streamer: the same request with "stream": true and
-// stream_options.include_usage, read as server-sent events until
-// "data: [DONE]". The timeout covers the time to the response headers;
+// stream_options.include_usage, read as server-sent events until "data:
+// [DONE]". The timeout (and the one retry of a transient failure) covers the
+// wait for the response headers, then bounds each silence of the upstream;
 // the caller's context bounds the rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	if req.Extra == nil {
@@ -33,42 +33,44 @@ func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credenti
 	if err != nil {
 		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot encode the request: " + err.Error()}
 	}
-	rctx, rcancel := context.WithCancel(ctx)
-	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, a.url(req.Model), bytes.NewReader(body))
+	res, cancel, err := llm.OpenStream(ctx, a.cfg.Timeout, func(ctx context.Context) (*http.Response, error) {
+		return llm.Retry(ctx, a.cfg.RetryDelay, func() (*http.Response, error) { return a.open(ctx, req.Model, body, cred) })
+	})
 	if err != nil {
-		rcancel()
+		return nil, err
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	return &stream{body: res.Body, sc: sc, cancel: cancel}, nil
+}
+
+// open sends the streaming request and returns the response of a
+// successful status; the caller closes its body.
+func (a *Adapter) open(ctx context.Context, model string, body []byte, cred llm.Credentials) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url(model), bytes.NewReader(body))
+	if err != nil {
 		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "bad upstream URL"}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
 	a.auth(hr.Header, cred.APIKey)
-	// The timeout bounds the wait for the response headers only.
-	timer := time.AfterFunc(a.cfg.Timeout, rcancel)
 	res, err := a.client.Do(hr)
-	inTime := timer.Stop()
 	if err != nil {
-		rcancel()
-		if !inTime {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
 		return nil, transportError(ctx, err)
 	}
 	if res.StatusCode >= 400 {
-		defer rcancel()
 		defer res.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
 	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	return &stream{body: res.Body, sc: sc, cancel: rcancel}, nil
+	return res, nil
 }
 
 type stream struct {
 	body   io.ReadCloser
 	sc     *bufio.Scanner
 	done   bool
-	cancel context.CancelFunc
+	cancel func()
 }
 
 type wireChunk struct {
@@ -115,6 +117,10 @@ func (s *stream) Next() (llm.Chunk, error) {
 		return c, nil
 	}
 	err := s.sc.Err()
+	var le *llm.Error
+	if errors.As(err, &le) { // the idle timeout of llm.OpenStream's body
+		return llm.Chunk{}, le
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return llm.Chunk{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream stream broke off"}
 	}

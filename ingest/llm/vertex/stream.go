@@ -15,8 +15,8 @@ import (
 // Stream implements llm.Streamer: streamGenerateContent?alt=sse, each
 // server-sent event a GenerateContentResponse, until the body ends. The
 // timeout (token minting and the one retry of a transient failure included)
-// covers the wait for the response headers; the caller's context bounds the
-// rest.
+// covers the wait for the response headers, then bounds each silence of the
+// upstream; the caller's context bounds the rest.
 func (a *Adapter) Stream(ctx context.Context, req llm.Request, cred llm.Credentials) (llm.Stream, error) {
 	body, err := a.body(req)
 	if err != nil {

@@ -20,9 +20,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,6 +113,7 @@ func Body(req llm.Request) ([]byte, error) {
 		Contents          []turn         `json:"contents"`
 		SystemInstruction *turn          `json:"systemInstruction,omitempty"`
 		Tools             []any          `json:"tools,omitempty"`
+		ToolConfig        map[string]any `json:"toolConfig,omitempty"`
 		GenerationConfig  map[string]any `json:"generationConfig,omitempty"`
 	}{}
 	add := func(role string, p part) {
@@ -180,16 +183,84 @@ func Body(req llm.Request) ([]byte, error) {
 	if req.MaxTokens != nil {
 		gc["maxOutputTokens"] = *req.MaxTokens
 	}
-	if v, ok := req.Extra["top_p"]; ok {
-		var p float64
-		if json.Unmarshal(v, &p) == nil {
-			gc["topP"] = p
-		}
+	tc, err := params(gc, len(w.Tools) > 0, req)
+	if err != nil {
+		return nil, err
 	}
+	w.ToolConfig = tc
 	if len(gc) > 0 {
 		w.GenerationConfig = gc
 	}
 	return json.Marshal(w)
+}
+
+// generation maps the OpenAI sampling parameters to their generationConfig
+// names.
+var generation = map[string]string{"top_p": "topP", "seed": "seed", "frequency_penalty": "frequencyPenalty",
+	"presence_penalty": "presencePenalty"}
+
+// params translates the parameters beyond messages and tools into the
+// generationConfig gc (top_p, seed, penalties, stop as stopSequences,
+// max_completion_tokens, response_format as responseMimeType and
+// responseSchema) and returns the toolConfig of tool_choice (mode AUTO,
+// ANY, NONE; a named function is ANY with allowedFunctionNames). A
+// parameter Gemini cannot honour (parallel_tool_calls false, logprobs,
+// logit_bias...) is an llm.Unsupported error unless it is sent at its
+// default.
+func params(gc map[string]any, hasTools bool, req llm.Request) (toolConfig map[string]any, err error) {
+	if len(req.ResponseFormat) > 0 && !llm.IsDefault("response_format", req.ResponseFormat) {
+		typ, schema, err := llm.ResponseFormat(req.ResponseFormat)
+		if err != nil {
+			return nil, llm.Invalid(llm.Vertex, err)
+		}
+		gc["responseMimeType"] = "application/json"
+		if typ == "json_schema" {
+			gc["responseSchema"] = schema
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
+		v := req.Extra[k]
+		if llm.IsDefault(k, v) || llm.Ignored[k] {
+			continue
+		}
+		var err error
+		switch k {
+		case "top_p", "seed", "frequency_penalty", "presence_penalty":
+			var n float64
+			if err = json.Unmarshal(v, &n); err == nil {
+				gc[generation[k]] = json.RawMessage(v)
+			}
+		case "stop":
+			gc["stopSequences"], err = llm.Stop(v)
+		case "max_completion_tokens":
+			var n int
+			if err = json.Unmarshal(v, &n); err == nil && req.MaxTokens == nil {
+				gc["maxOutputTokens"] = n
+			}
+		case "tool_choice":
+			var mode, name string
+			if mode, name, err = llm.ToolChoice(v); err != nil {
+				break
+			}
+			if !hasTools {
+				if mode == "required" || mode == "function" {
+					return nil, llm.NeedsTools(llm.Vertex)
+				}
+				continue
+			}
+			fc := map[string]any{"mode": map[string]string{"auto": "AUTO", "none": "NONE", "required": "ANY", "function": "ANY"}[mode]}
+			if mode == "function" {
+				fc["allowedFunctionNames"] = []string{name}
+			}
+			toolConfig = map[string]any{"functionCallingConfig": fc}
+		default:
+			return nil, llm.Unsupported(llm.Vertex, k, "")
+		}
+		if err != nil {
+			return nil, llm.Invalid(llm.Vertex, fmt.Errorf("%s: %w", k, err))
+		}
+	}
+	return toolConfig, nil
 }
 
 // toolCalls turns the functionCall parts of an answer into OpenAI
@@ -239,8 +310,12 @@ func (a *Adapter) body(req llm.Request) ([]byte, error) {
 		return nil, &llm.Error{Status: http.StatusServiceUnavailable, Type: llm.ErrStatus, Message: "Vertex AI needs GATEWAY_PROVIDER_VERTEX_PROJECT"}
 	}
 	body, err := Body(req)
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return nil, le
+	}
 	if err != nil {
-		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Vertex AI"}
+		return nil, &llm.Error{Status: http.StatusBadRequest, Type: llm.ErrBadResponse, Message: "cannot translate the request for Vertex AI: " + err.Error()}
 	}
 	return body, nil
 }

@@ -1,0 +1,150 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/ingest/llm"
+	"github.com/governance-gateway/gateway/ingest/llm/anthropic"
+	"github.com/governance-gateway/gateway/ingest/llm/azure"
+	"github.com/governance-gateway/gateway/ingest/llm/bedrock"
+	"github.com/governance-gateway/gateway/ingest/llm/openai"
+	"github.com/governance-gateway/gateway/ingest/llm/vertex"
+)
+
+// adapter is one vendor adapter under test, with a credential it accepts.
+type adapter struct {
+	name string
+	new  func(llm.Config) llm.Provider
+	cred string
+}
+
+var adapters = []adapter{
+	{llm.OpenAI, func(c llm.Config) llm.Provider { return openai.New(c) }, "sk-test"},
+	{llm.AzureOpenAI, func(c llm.Config) llm.Provider { return azure.New(c) }, "azure-key"},
+	{llm.Anthropic, func(c llm.Config) llm.Provider { return anthropic.New(c) }, "sk-ant-test"},
+	{llm.Bedrock, func(c llm.Config) llm.Provider { return bedrock.New(c) }, "AKIDTEST:secret"},
+	{llm.Vertex, func(c llm.Config) llm.Provider { c.Project = "proj"; return vertex.New(c) }, "ya29.token"},
+}
+
+// call runs Complete, or opens a stream, with a one-message request.
+func call(ctx context.Context, p llm.Provider, stream bool, cred string) error {
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "hi"}}}
+	if !stream {
+		_, err := p.Complete(ctx, req, llm.Credentials{APIKey: cred})
+		return err
+	}
+	st, err := p.(llm.Streamer).Stream(ctx, req, llm.Credentials{APIKey: cred})
+	if err == nil {
+		st.Close()
+	}
+	return err
+}
+
+// TestRetryPolicy: every adapter, answering and streaming, repeats a
+// request once after any 5xx before anything reached the caller, and never
+// a 4xx.
+func TestRetryPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		calls  int32
+	}{
+		{500, 2}, {502, 2}, {503, 2}, {529, 2}, {400, 1}, {429, 1},
+	} {
+		for _, ad := range adapters {
+			for _, stream := range []bool{false, true} {
+				t.Run(ad.name+"/"+strconv.Itoa(tt.status)+"/stream="+strconv.FormatBool(stream), func(t *testing.T) {
+					var calls atomic.Int32
+					srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						calls.Add(1)
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(tt.status)
+						_, _ = w.Write([]byte(`{"error":{"message":"upstream says no"},"message":"upstream says no"}`))
+					}))
+					defer srv.Close()
+					p := ad.new(llm.Config{BaseURL: srv.URL, RetryDelay: time.Millisecond})
+					err := call(context.Background(), p, stream, ad.cred)
+					var le *llm.Error
+					require.True(t, errors.As(err, &le), "%v", err)
+					require.Equal(t, tt.status, le.Status)
+					require.Equal(t, llm.ErrStatus, le.Type)
+					require.Equal(t, tt.calls, calls.Load())
+				})
+			}
+		}
+	}
+}
+
+// eventFrame is one Bedrock ConverseStream event in the
+// application/vnd.amazon.eventstream framing (string headers, both CRCs).
+func eventFrame(typ, payload string) []byte {
+	var h []byte
+	for _, kv := range [][2]string{{":event-type", typ}, {":content-type", "application/json"}, {":message-type", "event"}} {
+		h = append(append(h, byte(len(kv[0]))), kv[0]...)
+		h = binary.BigEndian.AppendUint16(append(h, 7), uint16(len(kv[1])))
+		h = append(h, kv[1]...)
+	}
+	b := binary.BigEndian.AppendUint32(nil, uint32(12+len(h)+len(payload)+4))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(h)))
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b = append(append(b, h...), payload...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// TestStreamIdleTimeout: an upstream that sends its headers and a first
+// chunk, then goes silent, ends the stream with an upstream_timeout (504)
+// after the configured timeout, not when the upstream gives up; the
+// started stream is not retried.
+func TestStreamIdleTimeout(t *testing.T) {
+	first := map[string][]byte{
+		llm.OpenAI:      []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"),
+		llm.AzureOpenAI: []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"),
+		llm.Anthropic: []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0," +
+			"\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n"),
+		llm.Bedrock: eventFrame("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hel"}}`),
+		llm.Vertex:  []byte("data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hel\"}]}}]}\n\n"),
+	}
+	const timeout, stall = 200 * time.Millisecond, 3 * time.Second
+	for _, ad := range adapters {
+		t.Run(ad.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				_, _ = w.Write(first[ad.name])
+				w.(http.Flusher).Flush()
+				select { // silent until the client gives up, or stall passes
+				case <-r.Context().Done():
+				case <-time.After(stall):
+				}
+			}))
+			defer srv.Close()
+			p := ad.new(llm.Config{BaseURL: srv.URL, Timeout: timeout, RetryDelay: time.Millisecond})
+			st, err := p.(llm.Streamer).Stream(context.Background(),
+				llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "hi"}}}, llm.Credentials{APIKey: ad.cred})
+			require.NoError(t, err)
+			defer st.Close()
+			c, err := st.Next()
+			require.NoError(t, err)
+			require.Equal(t, "Hel", c.Delta)
+			start := time.Now()
+			_, err = st.Next()
+			var le *llm.Error
+			require.True(t, errors.As(err, &le), "%v", err)
+			require.Equal(t, llm.ErrTimeout, le.Type, le.Message)
+			require.Equal(t, http.StatusGatewayTimeout, le.Status)
+			require.Less(t, time.Since(start), stall/2)
+			require.GreaterOrEqual(t, time.Since(start), timeout-50*time.Millisecond)
+			require.Equal(t, int32(1), calls.Load(), "a started stream is never retried")
+		})
+	}
+}

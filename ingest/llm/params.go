@@ -1,0 +1,123 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// ErrInvalidRequest is the type of a request an adapter refuses before
+// calling the vendor: a parameter the vendor cannot honour (400).
+const ErrInvalidRequest = "invalid_request"
+
+// Unsupported is the 400 of a parameter the provider cannot honour. The
+// adapters refuse such a parameter rather than drop it: an answer that
+// silently ignores, say, a JSON mode or a seed would look like a success.
+func Unsupported(provider, param, detail string) *Error {
+	msg := fmt.Sprintf("parameter %q is not supported by provider %s", param, provider)
+	if detail != "" {
+		msg += ": " + detail
+	}
+	return &Error{Status: http.StatusBadRequest, Type: ErrInvalidRequest, Message: msg}
+}
+
+// Ignored are the parameters no vendor adapter needs to honour, because
+// they do not change the answer (end-user tags, storage and billing hints,
+// the stream options the adapters set themselves).
+var Ignored = map[string]bool{"user": true, "store": true, "service_tier": true, "stream_options": true, "metadata": true}
+
+// defaults are the OpenAI values of parameters that, sent as such, ask for
+// nothing: any vendor honours them.
+var defaults = map[string][]string{
+	"n": {"1"}, "frequency_penalty": {"0", "0.0"}, "presence_penalty": {"0", "0.0"}, "logprobs": {"false"},
+	"top_logprobs": {"0"}, "logit_bias": {"{}"}, "parallel_tool_calls": {"true"}, "response_format": {`{"type":"text"}`},
+}
+
+// IsDefault reports whether param's value v asks for nothing: null, or the
+// parameter's OpenAI default.
+func IsDefault(param string, v json.RawMessage) bool {
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) != nil {
+		return false
+	}
+	c := buf.String()
+	if c == "null" {
+		return true
+	}
+	for _, d := range defaults[param] {
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop reads OpenAI's stop: one string or an array of them.
+func Stop(v json.RawMessage) ([]string, error) {
+	var one string
+	if json.Unmarshal(v, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(v, &many); err != nil {
+		return nil, fmt.Errorf("stop must be a string or an array of strings: %w", err)
+	}
+	return many, nil
+}
+
+// ToolChoice reads OpenAI's tool_choice: mode is auto, none or required,
+// or "function" with the function's name.
+func ToolChoice(v json.RawMessage) (mode, name string, err error) {
+	if json.Unmarshal(v, &mode) == nil {
+		if mode != "auto" && mode != "none" && mode != "required" {
+			return "", "", fmt.Errorf("tool_choice %q is not auto, none or required", mode)
+		}
+		return mode, "", nil
+	}
+	var o struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(v, &o); err != nil || o.Type != "function" || o.Function.Name == "" {
+		return "", "", fmt.Errorf("tool_choice must be auto, none, required or {type: function, function: {name}}")
+	}
+	return "function", o.Function.Name, nil
+}
+
+// ResponseFormat reads OpenAI's response_format: typ is text, json_object
+// or json_schema, with the JSON schema of the last.
+func ResponseFormat(v json.RawMessage) (typ string, schema json.RawMessage, err error) {
+	var rf struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	}
+	if err := json.Unmarshal(v, &rf); err != nil {
+		return "", nil, fmt.Errorf("response_format must be an object: %w", err)
+	}
+	switch rf.Type {
+	case "text", "json_object":
+	case "json_schema":
+		if len(rf.JSONSchema.Schema) == 0 {
+			return "", nil, fmt.Errorf("response_format json_schema needs json_schema.schema")
+		}
+	default:
+		return "", nil, fmt.Errorf("response_format type %q is not text, json_object or json_schema", rf.Type)
+	}
+	return rf.Type, rf.JSONSchema.Schema, nil
+}
+
+// Invalid is the 400 of a parameter whose value cannot be read.
+func Invalid(provider string, err error) *Error {
+	return &Error{Status: http.StatusBadRequest, Type: ErrInvalidRequest, Message: provider + ": " + err.Error()}
+}
+
+// NeedsTools is the error of a tool_choice that forces a call when the
+// request has no tools.
+func NeedsTools(provider string) *Error {
+	return Invalid(provider, fmt.Errorf("tool_choice required or a named function needs tools"))
+}
