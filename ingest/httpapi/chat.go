@@ -31,7 +31,7 @@ const (
 	// to one request; the oldest of the MaxSessionTurns go first.
 	MaxSessionHistoryBytes = 1 << 20
 	MaxRegenerations       = 2 // extra LLM calls after a post-flight "regenerate"
-	regenerateNotice       = "Your previous answer was withheld because it violated the application's policy (%s). Answer my last message again without %s."
+	regenerateNotice       = "Your previous answer was withheld because it violated the application's policy (%s). Answer my message before this one again without %s."
 	chatIntegrationID      = "api:v1_chat"
 	providerManagedOpt     = "managed"
 )
