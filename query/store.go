@@ -85,6 +85,18 @@ type TraceRow struct {
 	Offset    int64
 }
 
+// SessionTurn is one answered turn of a Full Control session: the turn's
+// new messages as the LLM got them and the answer the client got, as a JSON
+// array of chat messages (the store does not look inside it).
+type SessionTurn struct {
+	OrgID     string
+	AppID     string
+	SessionID string
+	RequestID string // the turn's trace id; unique per organisation
+	CreatedAt time.Time
+	Messages  []byte
+}
+
 // Chunk is one unit of processor output for one partition: the offsets
 // [FirstOffset, LastOffset] of Topic/Partition. Its lake file names derive
 // from it, so a replay must cut exactly the same chunk again.
@@ -219,6 +231,18 @@ type Store interface {
 	// SessionTraces returns a session's traces oldest first (started_at,
 	// received_at, request_id); ErrNotFound when the session has none.
 	SessionTraces(ctx context.Context, orgID, sessionID string) ([]TraceRow, error)
+
+	// AddSessionTurn stores a turn of a Full Control session. Idempotent on
+	// (OrgID, RequestID): a turn already stored is left as it is and nil is
+	// returned. Returns nil only after the row is durably committed, so a
+	// turn sent after the answer reads it.
+	AddSessionTurn(ctx context.Context, turn SessionTurn) error
+	// SessionTurns returns the most recent limit turns (limit >= 1) of one
+	// application's session, oldest first (CreatedAt, then RequestID). The
+	// scope is the organisation, the application and the session together:
+	// another application's turns under the same session id are never
+	// returned. No turns is an empty result, not ErrNotFound.
+	SessionTurns(ctx context.Context, orgID, appID, sessionID string, limit int) ([]SessionTurn, error)
 
 	// Usage returns the organisation's usage aggregates of the UTC days
 	// fromDay..toDay (YYYY-MM-DD, inclusive), kept by WriteTraces.

@@ -24,13 +24,16 @@ import (
 
 // Limits of POST /v1/chat (docs/api.md).
 const (
-	ChatBodyLimit      = 4 << 20
-	MaxChatMessages    = 500
-	MaxSessionTurns    = 50 // stored turns prepended to a prompt-only request
-	MaxRegenerations   = 2  // extra LLM calls after a post-flight "regenerate"
-	regenerateNotice   = "Your previous answer was withheld because it violated the application's policy (%s). Answer the user's last message again without %s."
-	chatIntegrationID  = "api:v1_chat"
-	providerManagedOpt = "managed"
+	ChatBodyLimit   = 4 << 20
+	MaxChatMessages = 500
+	MaxSessionTurns = 50 // stored turns prepended to a request continuing a session
+	// MaxSessionHistoryBytes bounds the stored turns (their JSON) prepended
+	// to one request; the oldest of the MaxSessionTurns go first.
+	MaxSessionHistoryBytes = 1 << 20
+	MaxRegenerations       = 2 // extra LLM calls after a post-flight "regenerate"
+	regenerateNotice       = "Your previous answer was withheld because it violated the application's policy (%s). Answer my message before this one again without %s."
+	chatIntegrationID      = "api:v1_chat"
+	providerManagedOpt     = "managed"
 )
 
 // chatRequest: known fields typed, the rest forwarded to the LLM unchanged.
@@ -102,6 +105,9 @@ type chatResponse struct {
 	// calls, 0 when the LLM was not called, nil when a call's model has no
 	// price. Not part of the answer (the spec's chat response has no cost).
 	costUSD *float64
+	// turn is the request's turn for its session's stored history; nil
+	// for a pre-flight block (never stored).
+	turn *sessionTurn
 }
 
 type toolCall struct {
@@ -268,8 +274,14 @@ func parseChat(body []byte) (chatRequest, error) {
 // response.
 func (s *Server) postChat(c echo.Context) error {
 	start := s.now()
-	app, err := s.serviceApp(c, query.AppModeFullControl, "POST /v1/chat")
+	app, err := s.serviceApp(c, query.AppModeFullControl, "POST "+c.Path())
 	if err != nil {
+		// A key of another mode still names an application of an
+		// organisation: its refusal is recorded under that application. An
+		// unknown key names no tenant to record it for.
+		if status, _, ok := refusal(err); ok && status == http.StatusForbidden && app.ID != "" {
+			return s.rejectChat(c, app, start, chatRequest{}, err)
+		}
 		return err
 	}
 	// From here the request is the application's: a rejection is answered
@@ -334,11 +346,16 @@ func (s *Server) postChat(c echo.Context) error {
 			return reject(err)
 		}
 	}
-	// History: a prompt-only request in a session continues its stored turns.
-	msgs := req.Messages
-	if len(msgs) == 0 && req.SessionID != "" {
-		msgs = s.sessionHistory(c.Request().Context(), app.OrgID, req.SessionID)
+	// History: a request of a session that sends only new messages (no
+	// assistant turn: a prompt, a system and user message, tool results)
+	// continues the application's stored turns of that session.
+	var history []llm.Message
+	if req.SessionID != "" && !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return m.Role == "assistant" }) {
+		if history, err = s.sessionHistory(c.Request().Context(), app, req.SessionID); err != nil {
+			return reject(unavailable("cannot read the session's history right now; retry", err))
+		}
 	}
+	msgs := append(slices.Clone(history), req.Messages...)
 	if req.HasPrompt {
 		msgs = append(msgs, llm.Message{Role: "user", Content: req.Prompt})
 	}
@@ -358,6 +375,7 @@ func (s *Server) postChat(c echo.Context) error {
 	}
 	toolText := strings.Join(toolOut, "\n\n")
 	requestID := s.newID()
+	useRequestID(c, requestID)
 	tr := schemas.Trace{RequestID: requestID, Mode: schemas.ModeSDK, StartedAt: start, Provider: provider, Model: model,
 		UseCase: defaultUseCase, IntegrationID: chatIntegrationID, UserID: req.UserID, SessionID: req.SessionID,
 		Prompt: lastUser, Metadata: req.Metadata}
@@ -374,12 +392,13 @@ func (s *Server) postChat(c echo.Context) error {
 
 	// Pre-flight: the prompt and every tool output, before the LLM sees them.
 	pre := pol.Verify(governance.Input{Prompt: lastUser, ToolResult: toolText})
-	if pre.Governance != governance.ActionBlock && len(req.Messages) > 0 {
-		// The earlier user turns the client sent (a stored session's turns
-		// were checked when they were new).
+	if pre.Governance != governance.ActionBlock {
+		// The earlier user turns, the client's and the stored session's
+		// alike: a stored turn passed when it was new, but the policy may
+		// have been tightened since.
 		var idx []int
 		var turns []string
-		for i, m := range req.Messages {
+		for i, m := range msgs {
 			if m.Role == "user" && i != userIdx {
 				idx, turns = append(idx, i), append(turns, m.Content)
 			}
@@ -402,6 +421,9 @@ func (s *Server) postChat(c echo.Context) error {
 		}
 		return s.finishChat(c, app, tr, resp, pre.Findings, "")
 	}
+	// The turn's new messages as the LLM gets them (redacted), for the
+	// session's stored history.
+	newMsgs := msgs[len(history):]
 	if userIdx >= 0 && pre.Prompt != lastUser {
 		msgs[userIdx].Content = pre.Prompt // pre-flight redaction
 		tr.Prompt = pre.Prompt
@@ -409,8 +431,9 @@ func (s *Server) postChat(c echo.Context) error {
 
 	llmReq := llm.Request{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
 		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
+	turn := sessionTurn{messages: newMsgs, full: len(history) == 0 && len(req.Messages) > 0}
 	if req.Stream {
-		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, toolText)
+		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, toolText, turn)
 	}
 	var usage llm.Usage
 	var cost llmCost
@@ -418,23 +441,37 @@ func (s *Server) postChat(c echo.Context) error {
 	var toolCalls json.RawMessage
 	var tools toolCheck
 	var answer string
+	regenerated := false
 	for attempt := 0; ; attempt++ {
-		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
-		if err != nil {
-			return s.chatUpstreamError(c, app, tr, start, err)
-		}
-		usage.PromptTokens += out.Usage.PromptTokens
-		usage.CompletionTokens += out.Usage.CompletionTokens
-		cost.add(s.callCost(provider, model, out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens))
-		answer = out.Content
-		toolCalls = out.ToolCalls
 		canRegen := attempt < MaxRegenerations
+		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
+		switch {
+		case err != nil && attempt == 0:
+			return s.chatUpstreamError(c, app, tr, start, err, usage, nil)
+		case err != nil:
+			// A regenerate call failed. The withheld answer is still in
+			// hand: judged again without the regenerate option it is
+			// redacted or blocked by the policy, the best safe outcome there
+			// is, rather than an error that throws away the paid calls.
+			status, msg, typ := upstreamFailure(err)
+			tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"regenerate_error": msg, "regenerate_http_status": status, "regenerate_error_type": typ})
+			canRegen = false
+		default:
+			usage.PromptTokens += out.Usage.PromptTokens
+			usage.CompletionTokens += out.Usage.CompletionTokens
+			cost.add(s.callCost(provider, model, out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens))
+			answer = out.Content
+			toolCalls = out.ToolCalls
+		}
 		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: canRegen})
 		tools = toolCheck{governance: governance.ActionAllow}
 		if len(toolCalls) > 0 {
 			calls, opaque := parseToolCalls(toolCalls)
 			tools = checkToolCalls(pol, calls, canRegen)
 			tools.opaque = opaque
+		}
+		if err != nil {
+			break
 		}
 		switch {
 		case post.Governance == governance.ActionBlock || tools.governance == governance.ActionBlock:
@@ -443,10 +480,13 @@ func (s *Server) postChat(c echo.Context) error {
 			if len(post.Reasons) > 0 {
 				why = post.Reasons[0].Policy
 			}
+			// The instruction is the last turn, and a user one: Anthropic and
+			// Bedrock continue a final assistant turn as a prefill, and move
+			// system messages out of the conversation.
 			llmReq.Messages = append(slices.Clone(llmReq.Messages),
 				llm.Message{Role: "assistant", Content: answer},
-				llm.Message{Role: "system", Content: fmt.Sprintf(regenerateNotice, why, why)})
-			tr.Status = schemas.StatusRegenerated
+				llm.Message{Role: "user", Content: fmt.Sprintf(regenerateNotice, why, why)})
+			regenerated = true
 			continue
 		case tools.governance == governance.ActionRegenerate:
 			// The withheld call's arguments are not sent back to the LLM.
@@ -454,15 +494,14 @@ func (s *Server) postChat(c echo.Context) error {
 			if strings.TrimSpace(answer) != "" {
 				msgs = append(msgs, llm.Message{Role: "assistant", Content: answer})
 			}
-			llmReq.Messages = append(msgs, llm.Message{Role: "system", Content: tools.regenerateFor()})
-			tr.Status = schemas.StatusRegenerated
+			llmReq.Messages = append(msgs, llm.Message{Role: "user", Content: tools.regenerateFor()})
+			regenerated = true
 			continue
 		}
 		break
 	}
 	// Never nil: policy_hits is an array on the wire, also when empty.
 	findings := append(append([]governance.Finding{}, pre.Findings...), withoutStage(post.Findings, governance.StageTool)...)
-	regenerated := tr.Status == schemas.StatusRegenerated
 	final := post.Answer
 	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
 	resp.costUSD = cost.usd()
@@ -486,6 +525,7 @@ func (s *Server) postChat(c echo.Context) error {
 			resp.toolCalls = tools.calls
 		}
 	}
+	resp.turn = &turn
 	return s.finishChat(c, app, tr, resp, findings, final)
 }
 
@@ -611,6 +651,7 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 // on the chat-completions shape it also carries the X-Service-Request-Id
 // header every answer of that shape has.
 func chatError(c echo.Context, status int, msg, requestID string) error {
+	useRequestID(c, requestID)
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		c.Response().Header().Set("X-Service-Request-Id", requestID)
 	}
@@ -645,6 +686,7 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	if err := s.recordChat(c, app, tr, resp, findings, answer); err != nil {
 		return err
 	}
+	s.saveTurn(c, app, tr, resp, answer)
 	resp.LatencyMs = s.now().Sub(tr.StartedAt).Milliseconds()
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		fallback := ""
@@ -667,9 +709,9 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 	tr.PromptTokens, tr.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
 	tr.CostUSD = resp.costUSD
-	if tr.Status == "" || resp.Governance == governance.ActionBlock {
-		tr.Status = statusOf(resp.Governance)
-	}
+	// Status follows the delivered decision: a regenerate that ends in a
+	// redaction is rewritten, like its final_decision.
+	tr.Status = statusOf(resp.Governance)
 	tr.FinalDecision = string(resp.Governance)
 	tr.PolicyHits = policyHits(findings)
 	tr.Answer = answer
@@ -711,17 +753,36 @@ func (s *Server) blockText(c echo.Context, app query.App) string {
 	return governance.DefaultFallbackText
 }
 
-// chatUpstreamError answers an LLM failure with its status and records the
-// request as an error trace (best effort: the upstream error is the answer).
-func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Trace, start time.Time, err error) error {
-	status, msg := http.StatusBadGateway, "the upstream LLM failed"
+// useRequestID makes the request's X-Request-Id (response header and
+// access log line) the trace's request_id, so that a Full Control answer
+// names one id wherever it is read.
+func useRequestID(c echo.Context, id string) {
+	c.Set(keyRequestID, id)
+	c.Response().Header().Set(echo.HeaderXRequestID, id)
+}
+
+// upstreamFailure is the status, message and type an LLM failure answers
+// with.
+func upstreamFailure(err error) (int, string, string) {
 	var le *llm.Error
 	if errors.As(err, &le) {
-		status, msg = le.Status, le.Message
+		return le.Status, le.Message, le.Type
 	}
+	return http.StatusBadGateway, "the upstream LLM failed", llm.ErrNetwork
+}
+
+// chatUpstreamError answers an LLM failure with its status and records the
+// request as an error trace (best effort: the upstream error is the answer)
+// saying why ({error, http_status, error_type}), with the usage and cost of
+// the calls that did answer (cost nil: none did, or one has no price).
+func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Trace, start time.Time, err error, usage llm.Usage, cost *float64) error {
+	status, msg, typ := upstreamFailure(err)
 	finished := s.now()
 	lat := finished.Sub(start).Milliseconds()
 	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
+	tr.PromptTokens, tr.CompletionTokens, tr.CostUSD = usage.PromptTokens, usage.CompletionTokens, cost
+	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
+	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "http_status": status, "error_type": typ})
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	if perr := s.produce(c, []schemas.Envelope{env}); perr != nil {
@@ -747,30 +808,86 @@ func (s *Server) credentials(app query.App, provider string) (llm.Credentials, e
 	return llm.Credentials{APIKey: string(key)}, nil
 }
 
-// sessionHistory rebuilds the turns of a session from its stored traces
-// (oldest first, the last MaxSessionTurns). Traces reach the store a few
-// hundred milliseconds after their response: a turn sent sooner than that
-// after the previous one may not see it (docs/api.md).
-func (s *Server) sessionHistory(ctx context.Context, orgID, sessionID string) []llm.Message {
+// sessionTurn is a request's turn for the session's stored history: the
+// new messages as the LLM got them; full when they are the client's whole
+// conversation (sent with no stored history before it).
+type sessionTurn struct {
+	messages []llm.Message
+	full     bool
+}
+
+// storedTurn is the JSON of a query.SessionTurn: the turn's messages, its
+// answer last. Full: the turn holds the whole conversation up to it, so
+// older turns are not history any more (a client that sends its own
+// history does not get the stored one twice).
+type storedTurn struct {
+	Full     bool          `json:"full,omitempty"`
+	Messages []llm.Message `json:"messages"`
+}
+
+// saveTurn stores the answered turn of a request with a session, after its
+// trace is on the log and before the answer, so the next turn sees it
+// however soon it comes. A block is never stored: neither its prompt nor a
+// withheld answer is ever replayed to the LLM. answer is the delivered
+// text (after governance). A store failure is logged and the answer still
+// given: the LLM call is paid and the decision recorded; the session then
+// lacks this turn.
+func (s *Server) saveTurn(c echo.Context, app query.App, tr schemas.Trace, resp chatResponse, answer string) {
+	if tr.SessionID == "" || resp.turn == nil || resp.Governance == governance.ActionBlock {
+		return
+	}
+	st := storedTurn{Full: resp.turn.full, Messages: slices.Clone(resp.turn.messages)}
+	reply := llm.Message{Role: "assistant", Content: answer}
+	if len(resp.ToolCalls) > 0 {
+		reply.ToolCalls = resp.ToolCalls
+	}
+	st.Messages = append(st.Messages, reply)
+	b, err := json.Marshal(st)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), s.cfg.ProduceTimeout)
+		defer cancel()
+		err = s.store.AddSessionTurn(ctx, query.SessionTurn{OrgID: app.OrgID, AppID: app.ID, SessionID: tr.SessionID,
+			RequestID: tr.RequestID, CreatedAt: tr.StartedAt, Messages: b})
+	}
+	if err != nil {
+		s.logger.WarnContext(c.Request().Context(), "session turn not stored", "request_id", tr.RequestID, "err", err)
+	}
+}
+
+// sessionHistory is the application's stored turns of the session, oldest
+// first, to put before a request's new messages: at most the last
+// MaxSessionTurns turns and MaxSessionHistoryBytes of them (the oldest go
+// first), back to the newest turn that carried the client's whole
+// conversation. A history never starts inside a tool exchange whose call
+// was cut off.
+func (s *Server) sessionHistory(ctx context.Context, app query.App, sessionID string) ([]llm.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.LookupTimeout)
 	defer cancel()
-	rows, err := s.store.SessionTraces(ctx, orgID, sessionID)
+	rows, err := s.store.SessionTurns(ctx, app.OrgID, app.ID, sessionID, MaxSessionTurns)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("read session turns: %w", err)
 	}
-	if len(rows) > MaxSessionTurns {
-		rows = rows[len(rows)-MaxSessionTurns:]
+	var turns [][]llm.Message // newest first
+	size := 0
+	for i := len(rows) - 1; i >= 0; i-- {
+		if size += len(rows[i].Messages); size > MaxSessionHistoryBytes {
+			break
+		}
+		var st storedTurn
+		if err := json.Unmarshal(rows[i].Messages, &st); err != nil {
+			return nil, fmt.Errorf("decode session turn %s: %w", rows[i].RequestID, err)
+		}
+		turns = append(turns, st.Messages)
+		if st.Full {
+			break
+		}
 	}
 	var out []llm.Message
-	for _, r := range rows {
-		// A tool call's child trace holds its arguments, not a turn.
-		if r.Trace.Prompt == "" || r.Trace.ParentRequestID != "" || r.Trace.Status == schemas.StatusError || r.Trace.Status == schemas.StatusBlocked {
-			continue
-		}
-		out = append(out, llm.Message{Role: "user", Content: r.Trace.Prompt})
-		if r.Trace.Answer != "" {
-			out = append(out, llm.Message{Role: "assistant", Content: r.Trace.Answer})
-		}
+	for i := len(turns) - 1; i >= 0; i-- {
+		out = append(out, turns[i]...)
 	}
-	return out
+	for len(out) > 0 && out[0].Role != "user" && out[0].Role != "system" {
+		out = out[1:]
+	}
+	return out, nil
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,13 +248,17 @@ func TestChatRegenerate(t *testing.T) {
 	require.Equal(t, 1+MaxRegenerations, len(ce.fake.Received())-before)
 	require.Equal(t, "rewrite", m["governance"])
 	require.Equal(t, "[EMAIL]", m["answer"])
+	// The delivered answer is a redaction: status and final_decision agree.
+	tr = ce.log.all()[len(ce.log.all())-1].Trace
+	require.Equal(t, schemas.StatusRewritten, tr.Status)
+	require.Equal(t, "rewrite", tr.FinalDecision)
 }
 
 func TestChatSessionHistory(t *testing.T) {
 	ce := newChatEnv(t)
-	now := time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC)
-	ce.seed(ce.acct.org, ce.app.ID, schemas.Trace{RequestID: "turn-1", Mode: schemas.ModeSDK, StartedAt: now, Status: "ok",
-		SessionID: "sess-1", Prompt: "My name is Ada.", Answer: "Hello Ada!", ReceivedAt: now})
+	ce.fake.Push(llmfake.Reply{Content: "Hello Ada!"})
+	require.Equal(t, http.StatusOK, ce.chat(map[string]any{"prompt": "My name is Ada.", "session_id": "sess-1"}).Code)
+	ce.log.reset()
 	before := len(ce.fake.Received())
 	m := ce.chat(map[string]any{"prompt": "What is my name?", "session_id": "sess-1"}).JSON(t)
 	require.Equal(t, "allow", m["governance"])
@@ -310,8 +316,8 @@ func TestChatBadInput(t *testing.T) {
 			ce.log.reset()
 			m := requireError(t, ce.chat(tt.body, tt.hdr...), tt.code)
 			require.Contains(t, m["error"], tt.msg)
-			if tt.code == http.StatusUnauthorized || tt.code == http.StatusForbidden {
-				// Not this application's request: nothing to record.
+			if tt.code == http.StatusUnauthorized {
+				// No application, no tenant: nothing to record.
 				require.NotContains(t, m, "request_id", "no trace was queued for it")
 				require.Zero(t, ce.log.callCount())
 				return
@@ -859,7 +865,7 @@ func TestChatStreamClientLeaves(t *testing.T) {
 	require.Eventually(t, func() bool { return len(e.log.all()) == 1 }, 5*time.Second, 5*time.Millisecond)
 	tr := e.log.all()[0].Trace
 	require.Equal(t, schemas.StatusError, tr.Status)
-	require.JSONEq(t, `{"partial_answer_bytes":9}`, string(tr.Metadata))
+	require.JSONEq(t, `{"partial_answer_bytes":9,"error":"the client disconnected before the answer ended","error_type":"client_closed"}`, string(tr.Metadata))
 }
 
 // TestChatEarlierTurnsRedacted: with a pre-flight rewrite rule, the earlier
@@ -888,4 +894,168 @@ func TestChatEarlierTurnsRedacted(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	require.Contains(t, string(ce.fake.Received()[len(ce.fake.Received())-1]), "jane.doe@example.com", "record-only: sent as it is")
 	require.Empty(t, ce.log.all()[0].Trace.PolicyHits, "an old turn's record-only finding is not repeated")
+}
+
+// regeneratePolicy makes pii a post-flight regenerate rule of app.
+func regeneratePolicy(t *testing.T, e *env, a account, app createdApp) {
+	t.Helper()
+	r := e.do("PUT", "/api/console/apps/"+app.ID+"/policy",
+		map[string]any{"rules": []any{map[string]any{"match": "pii", "stages": []string{"post-flight"}, "action": "regenerate"}}}, bearer(a.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+}
+
+// TestChatRegenerateEndsWithUserTurn: the retry after a withheld answer
+// ends with a user-role corrective instruction, for every vendor. Anthropic
+// and Bedrock take a final assistant turn as a prefill to continue, and a
+// system message moves to their top-level system field, so a retry ending
+// [..., assistant <withheld>] would make the model continue the withheld
+// answer.
+func TestChatRegenerateEndsWithUserTurn(t *testing.T) {
+	t.Run("openai", func(t *testing.T) {
+		ce := newChatEnv(t)
+		regeneratePolicy(t, ce.env, ce.acct, ce.app)
+		ce.fake.Push(llmfake.Reply{Content: "contact bob@example.com please"}, llmfake.Reply{Content: "Use the contact form."})
+		m := ce.chat(map[string]any{"prompt": "contact?"}).JSON(t)
+		require.Equal(t, "regenerate", m["governance"])
+		rec := ce.fake.Received()
+		msgs := sentMessages(t, rec[len(rec)-1])
+		lastMsg := msgs[len(msgs)-1]
+		require.Equal(t, "user", lastMsg["role"])
+		require.Contains(t, lastMsg["content"], "withheld")
+	})
+	t.Run("anthropic", func(t *testing.T) {
+		var bodies []map[string]any
+		answers := []string{"contact bob@example.com please", "Use the contact form."}
+		var mu sync.Mutex
+		up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			var body map[string]any
+			require.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+			text := answers[min(len(bodies), len(answers)-1)]
+			bodies = append(bodies, body)
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+				"content": []any{map[string]any{"type": "text", "text": text}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 5, "output_tokens": 4}})
+		})
+		srv := httptest.NewServer(up)
+		t.Cleanup(srv.Close)
+		e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+			c.ManagedKeys = map[string]string{llm.Anthropic: "sk-ant-test"}
+			d.Providers = map[string]llm.Provider{llm.Anthropic: anthropic.New(llm.Config{BaseURL: srv.URL, RetryDelay: time.Millisecond})}
+		})
+		a := e.signup("regen-anthropic@example.com")
+		app := e.createApp(a, map[string]any{"name": "claude", "mode": "full_control", "provider": "anthropic", "model": "claude-sonnet-4-5"})
+		regeneratePolicy(t, e, a, app)
+		r := e.do("POST", "/v1/chat", map[string]any{"prompt": "contact?"}, "X-API-Key", app.Key)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		require.Equal(t, "regenerate", r.JSON(t)["governance"])
+		mu.Lock()
+		defer mu.Unlock()
+		require.Len(t, bodies, 2)
+		msgs := bodies[1]["messages"].([]any)
+		lastMsg := msgs[len(msgs)-1].(map[string]any)
+		require.Equal(t, "user", lastMsg["role"], "the retry does not end with the withheld answer: %v", msgs)
+		require.Contains(t, fmt.Sprint(lastMsg["content"]), "withheld")
+		require.NotContains(t, fmt.Sprint(bodies[1]["system"]), "withheld", "the instruction is a user turn, not the system field")
+	})
+}
+
+// TestChatRegenerateCallFails: when a regenerate call fails, the answer
+// already in hand is judged without the regenerate option (rewrite by
+// redaction here) and delivered; its call's tokens and cost stay on the
+// trace, and the failure is noted in metadata.
+func TestChatRegenerateCallFails(t *testing.T) {
+	ce := newChatEnv(t)
+	regeneratePolicy(t, ce.env, ce.acct, ce.app)
+	boom := llmfake.Reply{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`}
+	ce.fake.Push(llmfake.Reply{Content: "Mail jane.doe@example.com"}, boom, boom) // the regenerate call and its retry fail
+	r := ce.chat(map[string]any{"prompt": "contact?"})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	m := r.JSON(t)
+	require.Equal(t, "rewrite", m["governance"])
+	require.Equal(t, "Mail [EMAIL]", m["answer"])
+	tr := ce.log.all()[0].Trace
+	require.Equal(t, schemas.StatusRewritten, tr.Status)
+	require.Equal(t, "rewrite", tr.FinalDecision)
+	require.EqualValues(t, 4, tr.PromptTokens, "the first call's usage")
+	require.EqualValues(t, 2, tr.CompletionTokens)
+	require.NotNil(t, tr.CostUSD)
+	require.InDelta(t, (4*0.15+2*0.60)/1e6, *tr.CostUSD, 1e-15)
+	require.Contains(t, string(tr.Metadata), `"regenerate_error"`)
+	require.Contains(t, string(tr.Metadata), `"regenerate_http_status":500`)
+}
+
+// TestChatWrongModeKey: a key of another mode names an application of an
+// organisation: the 403 carries a request_id and leaves an error trace under
+// that application, and names the path that was called.
+func TestChatWrongModeKey(t *testing.T) {
+	ce := newChatEnv(t)
+	events := ce.eventsApp(ce.acct)
+	for _, tc := range []struct{ path, hdr string }{{"/v1/chat", "X-API-Key"}, {"/v1/chat/completions", "Authorization"}} {
+		t.Run(tc.path, func(t *testing.T) {
+			ce.log.reset()
+			key := events.Key
+			if tc.hdr == "Authorization" {
+				key = "Bearer " + key
+			}
+			m := requireError(t, ce.do("POST", tc.path, map[string]any{"prompt": "x", "messages": []any{map[string]any{"role": "user", "content": "x"}}}, tc.hdr, key), http.StatusForbidden)
+			require.Contains(t, m["error"], "POST "+tc.path+" accepts")
+			id, _ := m["request_id"].(string)
+			require.NotEmpty(t, id)
+			require.Eventually(t, func() bool { return len(ce.log.all()) == 1 }, 5*time.Second, 5*time.Millisecond)
+			env := ce.log.all()[0]
+			require.Equal(t, events.ID, env.AppID)
+			require.Equal(t, id, env.Trace.RequestID)
+			require.Equal(t, schemas.StatusError, env.Trace.Status)
+			require.Contains(t, string(env.Trace.Metadata), `"http_status":403`)
+		})
+	}
+}
+
+// TestChatUpstreamErrorMetadata: an upstream failure's trace says why, like
+// a refusal's: {error, http_status, error_type}.
+func TestChatUpstreamErrorMetadata(t *testing.T) {
+	ce := newChatEnv(t)
+	tests := []struct {
+		reply  llmfake.Reply
+		status int
+	}{
+		{llmfake.Reply{Status: 429, Body: `{"error":{"message":"Rate limit reached","type":"rate_limit_error"}}`}, 429},
+		{llmfake.Reply{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`}, 500},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
+			ce.log.reset()
+			ce.fake.Push(tt.reply)
+			if tt.status >= 500 {
+				ce.fake.Push(tt.reply) // a 5xx is retried once: the retry fails too
+			}
+			requireError(t, ce.chat(map[string]any{"prompt": "x"}), tt.status)
+			tr := ce.log.all()[0].Trace
+			var meta map[string]any
+			require.NoError(t, json.Unmarshal(tr.Metadata, &meta), "metadata: %s", tr.Metadata)
+			require.NotEmpty(t, meta["error"])
+			require.NotEmpty(t, meta["error_type"])
+			require.EqualValues(t, tt.status, meta["http_status"])
+		})
+	}
+}
+
+// TestChatRequestIDHeaders: X-Request-Id, X-Service-Request-Id and the
+// answer's request_id are one id, also when the caller sent an X-Request-Id.
+func TestChatRequestIDHeaders(t *testing.T) {
+	ce := newChatEnv(t)
+	for _, callerID := range []string{"", "caller-correlation-1"} {
+		r := ce.do("POST", "/v1/chat/completions", map[string]any{"model": "gpt-4o-mini", "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
+			"Authorization", "Bearer "+ce.app.Key, "X-Request-Id", callerID)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		id := r.JSON(t)["governance"].(map[string]any)["request_id"]
+		require.Equal(t, id, r.Header.Get("X-Service-Request-Id"))
+		require.Equal(t, id, r.Header.Get("X-Request-Id"))
+
+		r = ce.chat(map[string]any{"prompt": "hi"}, "X-Request-Id", callerID)
+		require.Equal(t, r.JSON(t)["request_id"], r.Header.Get("X-Request-Id"))
+	}
 }

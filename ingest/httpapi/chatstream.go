@@ -181,10 +181,10 @@ func (s *sse) done() { s.data([]byte("[DONE]")) }
 // records the trace, and sends the governance event. Regenerate is not
 // possible once text is on the wire: it acts as rewrite or block.
 func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol *governance.Compiled, st llm.Streamer,
-	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string) error {
+	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string, turn sessionTurn) error {
 	stream, err := st.Stream(c.Request().Context(), req, cred)
 	if err != nil {
-		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err)
+		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err, llm.Usage{}, nil)
 	}
 	defer stream.Close()
 	out := &sse{w: c.Response()}
@@ -215,7 +215,11 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 				msg, typ = le.Message, le.Type
 			}
 			out.json(map[string]any{"error": map[string]string{"message": msg, "type": typ}, "request_id": tr.RequestID})
-			s.recordStreamError(c, app, tr, text.String())
+			if c.Request().Context().Err() != nil { // the client left: not the upstream's failure
+				msg, typ = "the client disconnected before the answer ended", "client_closed"
+			}
+			tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "error_type": typ})
+			s.recordStreamError(c, app, tr, text.String(), usage)
 			return nil
 		}
 		text.WriteString(ch.Delta)
@@ -313,11 +317,16 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer
 		resp.toolCalls = tools.calls
+		if resp.Governance != governance.ActionBlock {
+			resp.ToolCalls = deliveredCalls(tools.calls)
+		}
 	}
+	resp.turn = &turn
 	if err := s.recordChat(c, app, tr, resp, findings, final); err != nil {
 		out.json(map[string]any{"error": map[string]string{"message": "the decision could not be recorded on the trace log; discard this answer and retry", "type": "log_unavailable"}, "request_id": tr.RequestID})
 		return nil
 	}
+	s.saveTurn(c, app, tr, resp, final)
 	if held != nil {
 		s.flushHeld(out, held, tools, resp.Governance == governance.ActionBlock, final, passThrough, chunk)
 	}
@@ -483,11 +492,19 @@ func (s *Server) streamBlocked(c echo.Context, app query.App, tr schemas.Trace, 
 }
 
 // recordStreamError records a stream that failed midway (upstream cut,
-// client gone) as an error trace with what was received.
-func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Trace, partial string) {
+// client gone) as an error trace with what was received: the usage the
+// upstream reported before the failure, priced when it reported any.
+func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Trace, partial string, usage llm.Usage) {
 	finished := s.now()
 	lat := finished.Sub(tr.StartedAt).Milliseconds()
 	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
+	if usage.PromptTokens > 0 || usage.CompletionTokens > 0 {
+		tr.PromptTokens, tr.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
+		tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
+		var cost llmCost
+		cost.add(s.callCost(tr.Provider, tr.Model, "", usage.PromptTokens, usage.CompletionTokens))
+		tr.CostUSD = cost.usd()
+	}
 	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"partial_answer_bytes": len(partial)})
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
@@ -514,6 +531,29 @@ func mergeMeta(raw json.RawMessage, extra map[string]any) json.RawMessage {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return raw
+	}
+	return b
+}
+
+// deliveredCalls is the OpenAI tool_calls JSON of streamed calls as the
+// client got them (redacted arguments), for the session's stored turn.
+func deliveredCalls(calls []toolCall) json.RawMessage {
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type call struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	out := make([]call, len(calls))
+	for i, c := range calls {
+		out[i] = call{ID: c.ID, Type: "function", Function: fn{Name: c.Function.Name, Arguments: c.Function.Arguments}}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
 	}
 	return b
 }

@@ -14,7 +14,7 @@ import (
 // application as surely as its answer (send_email(body="the key is ...")),
 // so each call's arguments get the answer's post-flight rules.
 
-const toolRegenerateNotice = "Your previous call of the tool %s was withheld because its arguments violated the application's policy (%s). Answer the user's last message again without putting %s in tool arguments."
+const toolRegenerateNotice = "Your previous call of the tool %s was withheld because its arguments violated the application's policy (%s). Answer my message before this one again without putting %s in tool arguments."
 
 // toolCheck is the post-flight verdict on the tool calls of one answer.
 type toolCheck struct {
@@ -78,7 +78,7 @@ func parseToolCalls(raw json.RawMessage) ([]toolCall, bool) {
 	return []toolCall{c}, true
 }
 
-// regenerateFor is the corrective system message after a tool call's
+// regenerateFor is the corrective user message after a tool call's
 // arguments asked for a regenerate.
 func (tc toolCheck) regenerateFor() string {
 	for _, c := range tc.calls {

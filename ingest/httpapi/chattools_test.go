@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -405,21 +404,4 @@ func BenchmarkChatToolCallCheck(b *testing.B) {
 			}
 		})
 	}
-}
-
-// TestChatSessionHistorySkipsToolCalls: a tool call's child trace (its
-// arguments in prompt) is not replayed as a user turn of the session.
-func TestChatSessionHistorySkipsToolCalls(t *testing.T) {
-	ce := newChatEnv(t)
-	now := time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC)
-	ce.seed(ce.acct.org, ce.app.ID,
-		schemas.Trace{RequestID: "turn-1", Mode: schemas.ModeSDK, StartedAt: now, Status: "ok", SessionID: "sess-t", Prompt: "Mail the report.", ReceivedAt: now},
-		schemas.Trace{RequestID: "turn-1-tool-1", ParentRequestID: "turn-1", Mode: schemas.ModeSDK, StartedAt: now, Status: "ok",
-			SessionID: "sess-t", Prompt: `{"to":"board"}`, ReceivedAt: now})
-	before := len(ce.fake.Received())
-	m := ce.chat(map[string]any{"prompt": "Done?", "session_id": "sess-t"}).JSON(t)
-	require.Equal(t, "allow", m["governance"])
-	sent := string(ce.fake.Received()[before])
-	require.Contains(t, sent, "Mail the report.")
-	require.NotContains(t, sent, "board", "the tool call's arguments are not a turn")
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"ListTracesMetadataKeys", testMetadataKeys},
 		{"ListTracesBadCursor", testBadCursor},
 		{"SessionTraces", testSessionTraces},
+		{"SessionTurns", testSessionTurns},
 		{"TenantIsolation", testIsolation},
 		{"ConcurrentUse", testConcurrent},
 	}
@@ -958,6 +959,59 @@ func testSessionTraces(t *testing.T, s query.Store) {
 		_, err = s.SessionTraces(c, tc.org, tc.session)
 		require.ErrorIs(t, err, query.ErrNotFound, tc)
 	}
+}
+
+func testSessionTurns(t *testing.T, s query.Store) {
+	c := ctx(t)
+	turn := func(org, app, session, id string, sec int) query.SessionTurn {
+		return query.SessionTurn{OrgID: org, AppID: app, SessionID: session, RequestID: id,
+			CreatedAt: utc(base.Add(time.Duration(sec) * time.Second)), Messages: []byte(`[{"role":"user","content":"` + id + `"}]`)}
+	}
+	all := []query.SessionTurn{
+		turn("o1", "a1", "s", "t3", 3),
+		turn("o1", "a1", "s", "t1", 1),
+		turn("o1", "a1", "s", "t2b", 2),
+		turn("o1", "a1", "s", "t2a", 2), // same created_at: request_id breaks the tie
+		turn("o1", "a2", "s", "other-app", 4),
+		turn("o1", "a1", "s2", "other-session", 5),
+		turn("o2", "a1", "s", "other-org", 6),
+	}
+	for _, tr := range all {
+		require.NoError(t, s.AddSessionTurn(c, tr))
+	}
+	// A retried write of a stored turn is a no-op, even with other content.
+	again := all[0]
+	again.Messages, again.CreatedAt = []byte(`[{"role":"user","content":"changed"}]`), utc(base.Add(time.Hour))
+	require.NoError(t, s.AddSessionTurn(c, again))
+
+	tests := []struct {
+		name              string
+		org, app, session string
+		limit             int
+		want              []query.SessionTurn
+	}{
+		{"oldest first", "o1", "a1", "s", 10, []query.SessionTurn{all[1], all[3], all[2], all[0]}},
+		{"the most recent limit turns", "o1", "a1", "s", 2, []query.SessionTurn{all[2], all[0]}},
+		{"another app of the org", "o1", "a2", "s", 10, []query.SessionTurn{all[4]}},
+		{"another org", "o2", "a1", "s", 10, []query.SessionTurn{all[6]}},
+		{"no such session", "o1", "a1", "nope", 10, nil},
+		{"app of another org", "o3", "a1", "s", 10, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.SessionTurns(c, tc.org, tc.app, tc.session, tc.limit)
+			require.NoError(t, err)
+			require.Len(t, got, len(tc.want))
+			for i := range tc.want {
+				require.Equal(t, tc.want[i].RequestID, got[i].RequestID)
+				require.Equal(t, tc.want[i].CreatedAt, got[i].CreatedAt.UTC())
+				require.JSONEq(t, string(tc.want[i].Messages), string(got[i].Messages))
+				require.Equal(t, [3]string{tc.org, tc.app, tc.session}, [3]string{got[i].OrgID, got[i].AppID, got[i].SessionID})
+			}
+		})
+	}
+	_, err := s.SessionTurns(c, "o1", "a1", "s", 0)
+	require.Error(t, err, "limit 0 is a caller bug, not an empty session")
 }
 
 func testIsolation(t *testing.T, s query.Store) {

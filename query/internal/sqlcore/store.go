@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -923,5 +924,50 @@ func (s *Store) SessionTraces(ctx context.Context, orgID, sessionID string) ([]q
 	if len(out) == 0 {
 		return nil, fmt.Errorf("session traces: %w", query.ErrNotFound)
 	}
+	return out, nil
+}
+
+// AddSessionTurn implements query.Store.
+func (s *Store) AddSessionTurn(ctx context.Context, t query.SessionTurn) error {
+	err := s.b.WriteTx(ctx, func(q Querier) error {
+		_, err := q.Exec(ctx, s.d.Rebind(`INSERT INTO session_turns (org_id, app_id, session_id, request_id, created_at, messages)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, request_id) DO NOTHING`),
+			t.OrgID, t.AppID, t.SessionID, t.RequestID, s.d.TimeArg(t.CreatedAt), string(t.Messages))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("add session turn %s: %w", t.RequestID, err)
+	}
+	return nil
+}
+
+// SessionTurns implements query.Store: the newest limit rows by the
+// (org_id, app_id, session_id, created_at, request_id) index, reversed.
+func (s *Store) SessionTurns(ctx context.Context, orgID, appID, sessionID string, limit int) ([]query.SessionTurn, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("session turns: limit must be at least 1, got %d", limit)
+	}
+	rows, err := s.b.Reader().Query(ctx, s.d.Rebind(`SELECT request_id, created_at, messages FROM session_turns
+		WHERE org_id = ? AND app_id = ? AND session_id = ? ORDER BY created_at DESC, request_id DESC LIMIT ?`),
+		orgID, appID, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read session turns: %w", err)
+	}
+	defer rows.Close()
+	var out []query.SessionTurn
+	for rows.Next() {
+		t := query.SessionTurn{OrgID: orgID, AppID: appID, SessionID: sessionID}
+		var created NullTime
+		var msgs string
+		if err := rows.Scan(&t.RequestID, &created, &msgs); err != nil {
+			return nil, fmt.Errorf("read session turns: %w", err)
+		}
+		t.CreatedAt, t.Messages = created.Time, []byte(msgs)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read session turns: %w", err)
+	}
+	slices.Reverse(out)
 	return out, nil
 }
