@@ -1,6 +1,9 @@
 package integration
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,6 +50,52 @@ func requireOrSkip(t *testing.T, why string) {
 	t.Skipf("%s; the real lane (.ci/run) installs it and runs this", why)
 }
 
+// Models the scripts name to make the upstream fail (proxyFailures).
+const (
+	modelRateLimited = "fake-rate-limited" // 429 with the vendor's body and Retry-After
+	modelHang        = "fake-hang"         // no answer until the caller leaves
+	modelTruncated   = "fake-truncated"    // a stream broken before [DONE]
+	// upstreamTimeout is GATEWAY_UPSTREAM_TIMEOUT: short, so the hang is a quick 504.
+	upstreamTimeout = 2 * time.Second
+)
+
+// proxyFailures is the scripts' upstream: llmfake, except for the failure
+// models above (llmfake answers a model name like any other).
+func proxyFailures(fake *llmfake.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		switch req.Model {
+		case modelRateLimited:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"error":{"message":"Rate limit reached for requests (fake upstream)","type":"requests","code":"rate_limit_exceeded"}}`)
+			return
+		case modelHang:
+			select { // the gateway gives up after upstreamTimeout and cancels
+			case <-r.Context().Done():
+			case <-time.After(10 * upstreamTimeout):
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if req.Model == modelTruncated {
+			fake.Push(llmfake.Reply{Content: "one two three four", Truncate: true})
+			fake.ServeHTTP(w, r)
+			panic(http.ErrAbortHandler) // the connection breaks: no last chunk, as a failing vendor
+		}
+		fake.ServeHTTP(w, r)
+	})
+}
+
 // runClientScript starts a gateway whose OpenAI provider is a fake upstream,
 // creates a Full Control application and runs the client script against it.
 func runClientScript(t *testing.T, interpreter, script string) {
@@ -55,10 +104,10 @@ func runClientScript(t *testing.T, interpreter, script string) {
 		harness.FreshGroup(t, env.KafkaBrokers)
 	}
 	fake := &llmfake.Server{}
-	up := httptest.NewServer(fake)
+	up := httptest.NewServer(proxyFailures(fake))
 	defer up.Close()
 	gw := harness.Gateway(t, "all", "GATEWAY_PROVIDER_OPENAI_BASE_URL="+up.URL+"/v1", "GATEWAY_PROVIDER_OPENAI_API_KEY=sk-test-managed",
-		"GATEWAY_UPSTREAM_URL="+up.URL+"/v1")
+		"GATEWAY_UPSTREAM_URL="+up.URL+"/v1", "GATEWAY_UPSTREAM_TIMEOUT="+upstreamTimeout.String())
 	c := harness.NewClient(gw.URL)
 	org, events := c.SignupAndApp(t, "py-"+time.Now().Format("150405.000000")+"@example.com", "events")
 	var app struct {
@@ -76,7 +125,8 @@ func runClientScript(t *testing.T, interpreter, script string) {
 
 	// The proxy's upstream key ("sk-upstream-test" in the scripts) is never
 	// kept: not in the traces the console serves, not in any file of the
-	// data directory (SQLite store, Parquet lake, embedded broker log).
+	// data directory (SQLite store, Parquet lake, embedded broker log), not
+	// in the gateway's stdout / stderr.
 	require.Eventually(t, func() bool {
 		rows, err := c.TryListRequests(org.Token, nil)
 		return err == nil && len(rows) > 0
@@ -87,6 +137,11 @@ func runClientScript(t *testing.T, interpreter, script string) {
 		require.NotContains(t, string(body), "sk-upstream-test")
 	}
 	require.NoError(t, gw.Stop())
+	// Nor in the gateway's own log (its stdout and stderr).
+	logs, err := os.ReadFile(gw.LogPath)
+	require.NoError(t, err)
+	require.Contains(t, string(logs), "/v1/chat/completions", "the search must see the request log")
+	require.NotContains(t, string(logs), "sk-upstream-test", "upstream key found in the gateway's log")
 	require.NoError(t, filepath.WalkDir(gw.DataDir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -18,8 +18,8 @@ import (
 // Control requests) off the response path: Emit never waits for the
 // broker. A bounded buffer absorbs bursts; one goroutine takes everything
 // buffered once per linger window into Produce calls and retries a failed
-// batch until it is acknowledged or the emitter closes. Only a full buffer
-// drops, counted and logged. Emit wakes that goroutine only when the
+// batch until it is acknowledged or the emitter closes. A full buffer, a
+// trace the log refuses and an Emit after Close drop, counted and logged. Emit wakes that goroutine only when the
 // buffer was empty, so under load it wakes once per window instead of once
 // per request (a wake-up per trace showed up as scheduler delay on the
 // request goroutines in a 2,000 req/s execution trace).
@@ -64,7 +64,7 @@ func newEmitter(log LogWriter, logger *slog.Logger, reg prometheus.Registerer) (
 	}
 	e := &emitter{produce: produce, logger: logger, wake: make(chan struct{}, 1), done: make(chan struct{}),
 		queued:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_proxy_trace_queue", Help: "Proxy traces waiting to be produced to the log."}),
-		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_traces_dropped_total", Help: "Proxy traces dropped because the queue was full."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_traces_dropped_total", Help: "Proxy traces dropped: the queue was full, the log refused them, or the emitter was closed."}),
 		failed:  prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_proxy_trace_produce_errors_total", Help: "Failed produce attempts of proxy trace batches (retried)."}),
 	}
 	for _, c := range []prometheus.Collector{e.queued, e.dropped, e.failed} {
@@ -82,6 +82,10 @@ func (e *emitter) Emit(env schemas.Envelope) bool {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
+		// A handler still running when the server shut down (a long
+		// stream past the shutdown wait): its trace is lost, and says so.
+		e.dropped.Inc()
+		e.logger.Error("proxy trace dropped: the trace emitter is closed (the request outlived the shutdown)", "request_id", env.Trace.RequestID)
 		return false
 	}
 	if len(e.pending) >= emitterQueue {

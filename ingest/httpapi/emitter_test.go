@@ -48,6 +48,21 @@ func TestEmitter(t *testing.T) {
 		require.Positive(t, log.each, "ProduceEach, not the transactional Produce")
 		require.False(t, e.Emit(envelope("late", "hi")), "closed")
 	})
+	t.Run("an Emit after Close is counted and logged", func(t *testing.T) {
+		// A stream that outlived the shutdown wait: its trace is lost, not silently.
+		var logs syncBuffer
+		e, err := newEmitter(&fakeLog{}, slog.New(slog.NewJSONHandler(&logs, nil)), prometheus.NewRegistry())
+		require.NoError(t, err)
+		e.Close()
+		require.False(t, e.Emit(envelope("late-stream", "secret prompt")))
+		var m dto.Metric
+		require.NoError(t, e.dropped.Write(&m))
+		require.Equal(t, 1.0, m.GetCounter().GetValue())
+		out := logs.String()
+		require.Contains(t, out, `"request_id":"late-stream"`)
+		require.Contains(t, out, "emitter is closed")
+		require.NotContains(t, out, "secret prompt", "never the body")
+	})
 	t.Run("a record too large for the log is dropped alone", func(t *testing.T) {
 		log := &fakeLog{}
 		e, err := newEmitter(log, slog.New(slog.DiscardHandler), prometheus.NewRegistry())

@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -225,16 +227,21 @@ func (s *Server) proxyChat(c echo.Context) error {
 		}
 		return s.proxyStream(c, app, tr, up, findings, msgs)
 	}
+	// The upstream timeout still runs (forward): a body that stalls after
+	// its headers is a 504 like headers that never come.
 	raw, err := io.ReadAll(io.LimitReader(up.Body, 64<<20))
 	if err != nil {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
 		s.queueTrace(app, tr, findings, "", "")
+		if errors.Is(err, errUpstreamTimeout) {
+			return upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
+		}
 		return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream connection broke while reading the answer")
 	}
 	if up.StatusCode >= 400 {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
 		s.queueTrace(app, tr, findings, "", "")
-		return writeUpstream(c, up, raw)
+		return s.writeUpstream(c, up, raw)
 	}
 	contents, usage, upModel, readable := completionText(raw)
 	if !readable {
@@ -245,7 +252,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			// never passed on unchecked.
 			return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream answered with an unreadable chat completion")
 		}
-		return writeUpstream(c, up, raw) // observe and guard: as it came
+		return s.writeUpstream(c, up, raw) // observe and guard: as it came
 	}
 	answer := ""
 	if len(contents) > 0 {
@@ -303,12 +310,14 @@ func (s *Server) proxyChat(c echo.Context) error {
 		}
 	}
 	s.queueTrace(app, tr, findings, action, answer)
-	return writeUpstream(c, up, raw)
+	return s.writeUpstream(c, up, raw)
 }
 
-// forward sends body to the upstream with the forwarded headers. The
-// timeout bounds the wait for the answer's headers; a stream may then run
-// as long as the client stays. Errors are the spec's 504 / 502 shapes.
+// forward sends body to the upstream with the forwarded headers. Errors are
+// the spec's 504 / 502 shapes. The upstream timeout does not stop at the
+// answer's headers: it bounds the whole exchange of an answer read at once,
+// and proxyStream turns it into an idle timeout per read (upstreamBody), so
+// a stream may run as long as the upstream keeps sending.
 func (s *Server) forward(c echo.Context, body []byte) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.UpstreamURL+"/chat/completions", bytes.NewReader(body))
@@ -321,30 +330,66 @@ func (s *Server) forward(c echo.Context, body []byte) (*http.Response, error) {
 			req.Header[name] = v
 		}
 	}
-	timer := time.AfterFunc(s.cfg.UpstreamTimeout, cancel)
+	expired := new(atomic.Bool)
+	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() {
+		expired.Store(true)
+		cancel()
+	})
 	res, err := s.upstream.Do(req)
-	inTime := timer.Stop()
 	if err != nil {
+		timer.Stop()
 		cancel()
 		var ne net.Error
-		if !inTime || errors.As(err, &ne) && ne.Timeout() {
+		if expired.Load() || errors.As(err, &ne) && ne.Timeout() {
 			return nil, upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
 		}
 		return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "cannot reach the upstream")
 	}
-	res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
+	res.Body = &upstreamBody{rc: res.Body, cancel: cancel, timer: timer, expired: expired}
 	return res, nil
 }
 
-// cancelBody cancels the upstream request when the body is closed (a client
-// that left mid-stream cancels the upstream too).
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
+// errUpstreamTimeout is a read of the upstream's answer cut by
+// Config.UpstreamTimeout.
+var errUpstreamTimeout = errors.New("the upstream did not answer in time")
+
+// upstreamBody is the upstream's answer body under the upstream timeout:
+// the timer started by forward runs on (the whole exchange is bounded)
+// until perRead makes it an idle timeout, re-armed for each read. Close
+// cancels the upstream request (a client that left mid-stream cancels the
+// upstream too).
+type upstreamBody struct {
+	rc      io.ReadCloser
+	cancel  context.CancelFunc
+	timer   *time.Timer
+	expired *atomic.Bool  // the timer fired (the request was cancelled by it)
+	idle    time.Duration // 0: the timer runs from the request on
 }
 
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
+// perRead bounds each read by d instead of the whole exchange; the time the
+// caller spends between reads (writing to its client) is not counted.
+func (b *upstreamBody) perRead(d time.Duration) {
+	b.timer.Stop()
+	b.idle = d
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	if b.idle > 0 {
+		b.timer.Reset(b.idle)
+	}
+	n, err := b.rc.Read(p)
+	if b.idle > 0 {
+		b.timer.Stop()
+	}
+	if err != nil && b.expired.Load() {
+		return n, fmt.Errorf("%w (%w)", errUpstreamTimeout, err)
+	}
+	return n, err
+}
+
+func (b *upstreamBody) Close() error {
+	b.timer.Stop()
+	err := b.rc.Close()
 	b.cancel()
 	return err
 }
@@ -361,13 +406,65 @@ func upstreamJSONError(status int, typ, msg string) error {
 	return &upstreamError{status: status, body: map[string]any{"error": map[string]string{"message": msg, "type": typ}}}
 }
 
-// writeUpstream answers with the upstream's status, content type and bytes.
-func writeUpstream(c echo.Context, up *http.Response, raw []byte) error {
+// writeUpstream answers with the upstream's status, headers (copyUpstreamHeaders)
+// and raw, its bytes as governance left them.
+func (s *Server) writeUpstream(c echo.Context, up *http.Response, raw []byte) error {
+	h := c.Response().Header()
+	copyUpstreamHeaders(h, up)
+	h.Set("Content-Length", strconv.Itoa(len(raw)))
 	ct := up.Header.Get("Content-Type")
 	if ct == "" {
 		ct = "application/json"
 	}
+	// An upstream timeout above the server's WriteTimeout must not cut the
+	// answer the gateway waited for.
+	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 	return c.Blob(up.StatusCode, ct, raw)
+}
+
+// notPassedBack are the upstream's response headers the proxy drops:
+// hop-by-hop headers (RFC 9110 7.6.1) describe the upstream connection;
+// Content-Length is recomputed (a rewrite changes the length); Set-Cookie
+// and Alt-Svc speak for the upstream's origin, not the gateway's.
+var notPassedBack = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
+	"Upgrade": true, "Content-Length": true, "Set-Cookie": true, "Alt-Svc": true,
+}
+
+// copyUpstreamHeaders passes the upstream's response headers on (spec 4.1:
+// the upstream response plus the gateway's headers), so a client sees the
+// vendor's Retry-After, x-ratelimit-* and processing time as if it called
+// the vendor. Headers already set on dst are the gateway's
+// (X-Service-Request-Id, X-Service-Mode, X-Request-Id) and win; the
+// upstream's own X-Request-Id comes back as X-Upstream-Request-Id.
+func copyUpstreamHeaders(dst http.Header, up *http.Response) {
+	named := map[string]bool{} // headers the upstream's Connection names are hop-by-hop too
+	for _, v := range up.Header.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			named[http.CanonicalHeaderKey(strings.TrimSpace(tok))] = true
+		}
+	}
+	for k, v := range up.Header {
+		switch {
+		case notPassedBack[k] || named[k] || strings.HasPrefix(k, "Proxy-"):
+		case k == "Content-Encoding" && up.Uncompressed:
+			// The transport decoded the body: the bytes are not so encoded.
+		case k == echo.HeaderXRequestID:
+			if len(dst["X-Upstream-Request-Id"]) == 0 {
+				dst["X-Upstream-Request-Id"] = slices.Clone(v)
+			}
+		case len(dst[k]) > 0:
+		default:
+			dst[k] = slices.Clone(v)
+		}
+	}
+}
+
+// extendWriteDeadline gives the next write to the client d from now
+// (http.Server.WriteTimeout would otherwise bound the whole response).
+// Writers without deadlines (a test recorder) need none.
+func extendWriteDeadline(rc *http.ResponseController, d time.Duration) {
+	_ = rc.SetWriteDeadline(time.Now().Add(d))
 }
 
 type proxyUsage struct {
@@ -456,14 +553,27 @@ func blockReason(d governance.Decision) string {
 
 // proxyStream copies the upstream's event stream to the client as it
 // arrives, reading the usage and the answer text on the way for the trace.
+// Each upstream read waits at most Config.UpstreamTimeout, and each write
+// to the client gets Config.WriteTimeout from its start, so a stream lasts
+// as long as both sides keep up. A stream that does not end with the
+// upstream's [DONE] and a clean end of its body is traced as an error and
+// aborted: the client sees a broken response (an incomplete chunked body
+// on HTTP/1.1, a reset stream on HTTP/2), as it would from the upstream,
+// never a clean end.
 func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up *http.Response, findings []governance.Finding, msgs []tokens.Message) error {
 	w := c.Response()
+	copyUpstreamHeaders(w.Header(), up)
 	ct := up.Header.Get("Content-Type")
 	if ct == "" {
 		ct = "text/event-stream"
 	}
 	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Cache-Control", "no-cache")
+	if w.Header().Get("Cache-Control") == "" {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	body := up.Body.(*upstreamBody) // forward's
+	body.perRead(s.cfg.UpstreamTimeout)
+	rc := http.NewResponseController(w)
 	w.WriteHeader(up.StatusCode)
 	var text, others strings.Builder
 	var usage *proxyUsage
@@ -473,9 +583,11 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	defer streamBufs.Put(bp)
 	buf := *bp
 	sawDone := false
+	var readErr error
 	for {
-		n, err := up.Body.Read(buf)
+		n, err := body.Read(buf)
 		if n > 0 {
+			extendWriteDeadline(rc, s.cfg.WriteTimeout)
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				err = werr
 			}
@@ -530,6 +642,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 		if err != nil {
 			if !errors.Is(err, io.EOF) || !sawDone {
 				tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+				readErr = err
 			}
 			break
 		}
@@ -563,6 +676,17 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 		}
 	}
 	s.queueTrace(app, tr, findings, "", text.String())
+	if readErr != nil {
+		// The trace is queued; the request log line (observe) is not
+		// written for an aborted handler, so this line stands for it.
+		cause := readErr.Error()
+		if errors.Is(readErr, io.EOF) {
+			cause = "the upstream ended the stream without data: [DONE]"
+		}
+		s.logger.Warn("proxy stream aborted: the stream did not complete", "request_id", c.Get(keyRequestID),
+			"trace_id", tr.RequestID, "org_id", app.OrgID, "app_id", app.ID, "err", cause)
+		panic(http.ErrAbortHandler) // net/http closes the connection without ending the body; recover re-panics it
+	}
 	return nil
 }
 

@@ -3,11 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +96,43 @@ func (pe *proxyEnv) traces(t *testing.T, n int) []schemas.Envelope {
 }
 
 const chatBody = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello proxy"}],"temperature":0.1}`
+
+const streamBody = `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+
+// serve runs the gateway on a real listener with the http.Server of
+// HTTPServer (its timeouts), for what a recorder cannot show: deadlines and
+// aborted responses.
+func (pe *proxyEnv) serve(t *testing.T) string {
+	t.Helper()
+	gw := httptest.NewUnstartedServer(nil)
+	gw.Config = pe.srv.HTTPServer("")
+	gw.Start()
+	t.Cleanup(gw.Close)
+	return gw.URL
+}
+
+// post sends a proxied request to the gateway at url and reads the whole
+// answer: the bytes received and the error that ended the read (nil for a
+// complete body).
+func (pe *proxyEnv) post(t *testing.T, url, body string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Service-Api-Key", pe.key)
+	req.Header.Set("Authorization", "Bearer "+upstreamKey)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	return res, raw, err
+}
+
+// traceByID waits for the trace with request id id.
+func (pe *proxyEnv) traceByID(t *testing.T, id string) schemas.Trace {
+	t.Helper()
+	return pe.traceOf(t, resp{Header: http.Header{"X-Service-Request-Id": {id}}})
+}
 
 func TestProxyObserveIsByteForByte(t *testing.T) {
 	pe := newProxyEnv(t, "")
@@ -362,19 +402,45 @@ func TestProxyHealth(t *testing.T) {
 	require.Empty(t, pe.fake.Received())
 }
 
-// TestProxyUpstreamKeyNeverKept searches every produced envelope and the
-// metrics output for the upstream key.
+// TestProxyUpstreamKeyNeverKept searches every produced envelope, the
+// metrics output and the gateway's own log (every level) for the upstream
+// key, over plain, governed, failed, timed-out and aborted calls.
 func TestProxyUpstreamKeyNeverKept(t *testing.T) {
-	pe := newProxyEnv(t, "")
+	var logs syncBuffer
+	withLog := func(_ *Config, d *Deps) {
+		d.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	pe := newProxyEnv(t, "", withLog)
 	pe.call(chatBody)
 	pe.call(chatBody, "X-Service-Mode", "full")
 	pe.fake.Push(llmfake.Reply{Status: 500, Body: `{"error":{"message":"boom"}}`})
 	pe.call(chatBody)
-	envs := pe.traces(t, 3)
+	pe.call(chatBody, "Authorization", "")                   // refused: no upstream key
+	pe.call(chatBody, "Authorization", "Basic "+upstreamKey) // refused: not a bearer
+	envs := pe.traces(t, 5)
 	raw, _ := json.Marshal(envs)
 	require.NotContains(t, string(raw), upstreamKey)
 	metrics := pe.do("GET", "/metrics", nil)
 	require.NotContains(t, string(metrics.Body), upstreamKey)
+
+	// A timed-out and an aborted stream log their causes.
+	upURL, _ := stallingUpstream(t)
+	ps := newProxyEnv(t, upURL, withLog)
+	_, _, err := ps.post(t, ps.serve(t), streamBody)
+	require.Error(t, err)
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // net/http notices a gone client only after the body
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	ph := newProxyEnv(t, hang.URL, withLog)
+	require.Equal(t, http.StatusGatewayTimeout, ph.call(chatBody).Code)
+	ph.traces(t, 1)
+
+	out := logs.String()
+	require.Contains(t, out, `"route":"/v1/chat/completions"`, "the search must see the request log")
+	require.Contains(t, out, "proxy stream aborted")
+	require.NotContains(t, out, upstreamKey)
 }
 
 // BenchmarkProxyOverhead: added latency of the proxy in observe and guard
@@ -548,9 +614,6 @@ func TestProxyBadUpstream(t *testing.T) {
 			`{"error":{"message":"the upstream answered with an unreadable chat completion","type":"upstream_error"}}`},
 		{"not a chat completion, full", `{"choices":"none"}`, chatBody, "full", http.StatusBadGateway,
 			`{"error":{"message":"the upstream answered with an unreadable chat completion","type":"upstream_error"}}`},
-		{"truncated stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
-			`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "observe", http.StatusOK,
-			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -565,6 +628,37 @@ func TestProxyBadUpstream(t *testing.T) {
 			tr := pe.traceOf(t, r)
 			require.Equal(t, schemas.StatusError, tr.Status)
 			require.Equal(t, "error", tr.FinalDecision)
+		})
+	}
+
+	// A stream that does not complete reaches the client broken, as it would
+	// from the upstream: never as a clean end its trace contradicts.
+	const hel = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(hel), hel)
+		_ = buf.Flush()
+		_ = conn.Close() // no last chunk
+	}))
+	defer broken.Close()
+	for _, tc := range []struct{ name, upstream string }{
+		{"the upstream ends without [DONE]", upURL},
+		{"the upstream breaks its chunked body", broken.URL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setReply(hel)
+			ps := newProxyEnv(t, tc.upstream)
+			res, got, err := ps.post(t, ps.serve(t), streamBody)
+			require.Equal(t, http.StatusOK, res.StatusCode)
+			require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the client must see the stream broken")
+			require.Equal(t, hel, string(got), "the upstream's bytes up to the break")
+			tr := ps.traceByID(t, res.Header.Get("X-Service-Request-Id"))
+			require.Equal(t, schemas.StatusError, tr.Status)
+			require.Equal(t, "Hel", tr.Answer)
 		})
 	}
 
@@ -610,4 +704,160 @@ func TestProxyGuardEarlierTurns(t *testing.T) {
 	r = pe.call(body, "X-Service-Mode", "observe")
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	require.Len(t, pe.fake.Received(), 1)
+}
+
+// TestProxyUpstreamStalls: GATEWAY_UPSTREAM_TIMEOUT bounds more than the
+// wait for the headers. An answer read at once must arrive whole within it
+// (504 otherwise); a stream may pause at most that long between reads
+// (aborted otherwise). Both leave an error trace and cancel the upstream.
+func TestProxyUpstreamStalls(t *testing.T) {
+	// 200 headers and 6 of 500 bytes, then nothing until cancelled.
+	bodyStall := func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "500")
+		_, _ = io.WriteString(w, `{"id":`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+	streamURL, streamCancelled := stallingUpstream(t)
+	tests := []struct {
+		name     string
+		upstream func(t *testing.T) (url string, cancelled <-chan struct{})
+		body     string
+		check    func(t *testing.T, res *http.Response, got []byte, err error)
+		answer   string
+	}{
+		{"the answer's body stalls", func(t *testing.T) (string, <-chan struct{}) {
+			done := make(chan struct{})
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				defer close(done)
+				bodyStall(w, r)
+			}))
+			t.Cleanup(up.Close)
+			return up.URL, done
+		}, chatBody, func(t *testing.T, res *http.Response, got []byte, err error) {
+			require.NoError(t, err)
+			require.Equal(t, http.StatusGatewayTimeout, res.StatusCode, "%s", got)
+			require.JSONEq(t, `{"error":{"message":"the upstream did not answer in time","type":"upstream_timeout"}}`, string(got))
+		}, ""},
+		{"a stream goes idle", func(*testing.T) (string, <-chan struct{}) { return streamURL, streamCancelled },
+			streamBody, func(t *testing.T, res *http.Response, got []byte, err error) {
+				require.Equal(t, http.StatusOK, res.StatusCode)
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the client must see the stream broken")
+				require.Contains(t, string(got), "Once upon")
+			}, "Once upon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			upURL, cancelled := tt.upstream(t)
+			pe := newProxyEnv(t, upURL) // 300 ms upstream timeout
+			start := time.Now()
+			res, got, err := pe.post(t, pe.serve(t), tt.body)
+			tt.check(t, res, got, err)
+			require.Less(t, time.Since(start), 3*time.Second, "bounded by the upstream timeout, not by the upstream")
+			requireClosed(t, cancelled, "the upstream request was not cancelled")
+			tr := pe.traceByID(t, res.Header.Get("X-Service-Request-Id"))
+			require.Equal(t, schemas.StatusError, tr.Status)
+			require.Equal(t, "error", tr.FinalDecision)
+			require.Equal(t, tt.answer, tr.Answer)
+		})
+	}
+}
+
+// TestProxyStreamOutlivesWriteTimeout: http.Server.WriteTimeout bounds each
+// write of a stream, not the whole stream (a long answer was cut at 60 s).
+func TestProxyStreamOutlivesWriteTimeout(t *testing.T) {
+	const chunks, gap = 8, 100 * time.Millisecond // 800 ms of stream, past a 300 ms WriteTimeout
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range chunks {
+			_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w \"}}]}\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(gap)
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer up.Close()
+	pe := newProxyEnv(t, up.URL, func(c *Config, _ *Deps) {
+		c.WriteTimeout = 300 * time.Millisecond
+		c.UpstreamTimeout = 2 * time.Second // the gaps are not what is tested
+	})
+	res, got, err := pe.post(t, pe.serve(t), streamBody)
+	require.NoError(t, err, "the stream was cut after %d bytes", len(got))
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.True(t, strings.HasSuffix(string(got), "data: [DONE]\n\n"))
+	tr := pe.traceByID(t, res.Header.Get("X-Service-Request-Id"))
+	require.Equal(t, schemas.StatusOK, tr.Status)
+	require.Equal(t, strings.Repeat("w ", chunks), tr.Answer)
+}
+
+// TestProxyUpstreamHeaders: the upstream's response headers reach the
+// client (spec 4.1: the upstream response plus the gateway's headers), so
+// an OpenAI client honours Retry-After; hop-by-hop headers, a stale
+// Content-Length and the upstream's cookies do not, and the upstream
+// cannot override the gateway's own headers. Answers the gateway writes
+// itself (a block) carry nothing of the upstream's.
+func TestProxyUpstreamHeaders(t *testing.T) {
+	fake := &llmfake.Server{}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Request-Id", "req_upstream_1")
+		h.Set("Openai-Processing-Ms", "42")
+		h.Set("X-Ratelimit-Remaining-Requests", "99")
+		h.Set("Retry-After", "7")
+		h.Set("X-Service-Mode", "forged")
+		h.Set("X-Service-Request-Id", "forged")
+		h.Set("Connection", "X-Hop")
+		h.Set("X-Hop", "1")
+		h.Set("Set-Cookie", "__cf_bm=upstream; Domain=api.example")
+		fake.ServeHTTP(w, r)
+	}))
+	defer up.Close()
+	pe := newProxyEnv(t, up.URL)
+	const pii = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"contact?"}]}`
+	tests := []struct {
+		name, body, mode string
+		script           []llmfake.Reply
+		code             int
+		passed           bool // the upstream's headers are passed on
+	}{
+		{"observe", chatBody, "observe", nil, http.StatusOK, true},
+		{"verify rewrite: the length is the new body's", pii, "verify", []llmfake.Reply{{Content: "mail ann@example.com"}}, http.StatusOK, true},
+		{"stream", streamBody, "observe", nil, http.StatusOK, true},
+		{"upstream 429", chatBody, "observe", []llmfake.Reply{{Status: 429, Body: `{"error":{"message":"Rate limit reached"}}`}}, 429, true},
+		{"post-flight block: the gateway's answer", pii, "verify", []llmfake.Reply{{Content: "AKIAIOSFODNN7EXAMPLF"}}, http.StatusOK, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pe.log.reset()
+			fake.Push(tt.script...)
+			r := pe.call(tt.body, "X-Service-Mode", tt.mode)
+			require.Equal(t, tt.code, r.Code, "%s", r.Body)
+			require.Equal(t, tt.mode, r.Header.Get("X-Service-Mode"), "the gateway's header wins")
+			require.NotEqual(t, "forged", r.Header.Get("X-Service-Request-Id"))
+			require.Equal(t, pe.traceOf(t, r).RequestID, r.Header.Get("X-Service-Request-Id"))
+			require.NotEqual(t, "req_upstream_1", r.Header.Get("X-Request-Id"), "X-Request-Id is the gateway's")
+			require.Empty(t, r.Header.Values("X-Hop"), "named hop-by-hop by the upstream's Connection")
+			require.Empty(t, r.Header.Values("Connection"))
+			require.Empty(t, r.Header.Values("Set-Cookie"), "the upstream origin's cookie")
+			if cl := r.Header.Get("Content-Length"); cl != "" {
+				require.Equal(t, strconv.Itoa(len(r.Body)), cl)
+			}
+			if !tt.passed {
+				for _, name := range []string{"Retry-After", "Openai-Processing-Ms", "X-Ratelimit-Remaining-Requests", "X-Upstream-Request-Id"} {
+					require.Empty(t, r.Header.Values(name), name)
+				}
+				return
+			}
+			require.Equal(t, "7", r.Header.Get("Retry-After"))
+			require.Equal(t, "42", r.Header.Get("Openai-Processing-Ms"))
+			require.Equal(t, "99", r.Header.Get("X-Ratelimit-Remaining-Requests"))
+			require.Equal(t, "req_upstream_1", r.Header.Get("X-Upstream-Request-Id"))
+		})
+	}
 }

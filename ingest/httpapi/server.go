@@ -74,8 +74,9 @@ type Config struct {
 	// UpstreamURL is the proxy's upstream chat-completions base URL
 	// (GATEWAY_UPSTREAM_URL). Default https://api.openai.com/v1.
 	UpstreamURL string
-	// UpstreamTimeout bounds the wait for the upstream's answer headers
-	// (504 past it). Default 30 s.
+	// UpstreamTimeout bounds a proxied answer read at once, headers and
+	// body (504 past it), and each read of a proxied stream (aborted past
+	// it). Default 30 s.
 	UpstreamTimeout time.Duration
 	// ProxyDefaultMode applies when X-Service-Mode is absent. Default observe.
 	ProxyDefaultMode string

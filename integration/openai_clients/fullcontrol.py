@@ -1,6 +1,8 @@
 """The official OpenAI Python client against the gateway's Full Control entry
 (base_url <gateway>/v1, the service key as the API key). Exits non-zero on
-the first failed check. Env: GATEWAY_URL, GATEWAY_KEY."""
+the first failed check. Env: GATEWAY_URL, GATEWAY_KEY, and GATEWAY_PROXY_KEY for
+the proxy checks (an upstream that fails for the models fake-rate-limited,
+fake-hang and fake-truncated: integration/openai_clients_test.go)."""
 import os
 import sys
 
@@ -91,4 +93,29 @@ if os.environ.get("GATEWAY_PROXY_KEY"):
         extra_headers={"X-Service-Mode": "guard"}))
     check(len(chunks) == 1 and chunks[0].choices[0].finish_reason == "content_filter" and chunks[0].choices[0].delta.content
           and chunks[0].system_fingerprint == "service_blocked", "streamed proxy block arrives as one chunk")
+    # Upstream failures surface as the client's usual exceptions, with the
+    # upstream's own message and headers (the Go test's upstream fails for
+    # these model names).
+    try:
+        proxy.chat.completions.create(model="fake-rate-limited", messages=[{"role": "user", "content": "x"}])
+        check(False, "upstream 429 raises")
+    except openai.RateLimitError as e:
+        check(e.status_code == 429 and "Rate limit reached" in e.message, "upstream 429 -> RateLimitError with the upstream's message")
+        check(e.response.headers.get("retry-after") == "1", "the upstream's Retry-After is passed on")
+    try:
+        proxy.chat.completions.create(model="fake-hang", messages=[{"role": "user", "content": "x"}])
+        check(False, "hanging upstream raises")
+    except openai.InternalServerError as e:
+        check(e.status_code == 504 and isinstance(e.body, dict) and e.body.get("type") == "upstream_timeout",
+              "hanging upstream -> InternalServerError 504 upstream_timeout")
+    # A stream the upstream breaks reaches the client broken, as it would
+    # from the upstream directly: never a clean end.
+    text = ""
+    try:
+        for chunk in proxy.chat.completions.create(model="fake-truncated", stream=True, messages=[{"role": "user", "content": "x"}]):
+            if chunk.choices and chunk.choices[0].delta.content:
+                text += chunk.choices[0].delta.content
+        check(False, "a broken upstream stream raises")
+    except openai.APIConnectionError:
+        check(text.startswith("one "), "broken upstream stream -> APIConnectionError after the chunks sent")
 print("all checks passed")
