@@ -642,6 +642,11 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 		if err != nil {
 			if !errors.Is(err, io.EOF) || !sawDone {
 				tr.Status, tr.FinalDecision = schemas.StatusError, "error"
+			}
+			if !errors.Is(err, io.EOF) {
+				// A broken body is passed on broken. A clean end without
+				// [DONE] is passed on as it came (the trace says error): a
+				// client reading the upstream directly would see it end.
 				readErr = err
 			}
 			break
@@ -679,12 +684,8 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	if readErr != nil {
 		// The trace is queued; the request log line (observe) is not
 		// written for an aborted handler, so this line stands for it.
-		cause := readErr.Error()
-		if errors.Is(readErr, io.EOF) {
-			cause = "the upstream ended the stream without data: [DONE]"
-		}
 		s.logger.Warn("proxy stream aborted: the stream did not complete", "request_id", c.Get(keyRequestID),
-			"trace_id", tr.RequestID, "org_id", app.OrgID, "app_id", app.ID, "err", cause)
+			"trace_id", tr.RequestID, "org_id", app.OrgID, "app_id", app.ID, "err", readErr)
 		panic(http.ErrAbortHandler) // net/http closes the connection without ending the body; recover re-panics it
 	}
 	return nil
