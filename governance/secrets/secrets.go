@@ -9,6 +9,7 @@ package secrets
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -327,6 +328,21 @@ func wordBoundary(text string, p int) bool {
 }
 
 func identByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+
+// Policies lists, sorted, the policy ids the scanner can emit
+// ("secrets.<rule>").
+func Policies() []string {
+	seen := map[string]bool{"secrets.high_entropy": true}
+	for _, r := range rules {
+		seen["secrets."+r.id] = true
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Scanner finds secrets. New returns a ready scanner; it holds no mutable
 // state and is safe for concurrent use.
