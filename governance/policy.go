@@ -7,7 +7,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/governance-gateway/gateway/governance/grounding"
+	"github.com/governance-gateway/gateway/governance/injection"
+	"github.com/governance-gateway/gateway/governance/pii"
 	"github.com/governance-gateway/gateway/governance/scan"
+	"github.com/governance-gateway/gateway/governance/secrets"
 )
 
 // Action is what the engine does when a rule fires.
@@ -55,6 +59,16 @@ func validStage(s Stage) bool { return s == StagePre || s == StagePost || s == S
 // Scanner families a Rule can name, besides full policy ids.
 var families = []string{"pii", "secrets", "security", "custom", "topic", "grounding"}
 
+// knownPolicies lists, per built-in family, the policy ids its scanner can
+// emit: a rule naming another id would never fire. custom.<name> and
+// topic.<name> are checked against the document's own custom rules.
+var knownPolicies = map[string][]string{
+	"pii":       {pii.Email, pii.Phone, pii.CreditCard, pii.USSSN, pii.IBAN, pii.IPAddress},
+	"secrets":   secrets.Policies(),
+	"security":  {injection.PolicyInjection, injection.PolicyJailbreak},
+	"grounding": {"grounding." + grounding.Numeric, "grounding." + grounding.Contradiction, "grounding." + grounding.Unsupported},
+}
+
 // Rule maps hits to an action. Match is a policy id ("pii.email") or a
 // family ("pii"); the most specific matching rule of a stage wins.
 type Rule struct {
@@ -63,7 +77,7 @@ type Rule struct {
 	Stages []Stage `json:"stages,omitempty"`
 	Action Action  `json:"action"`
 	// MinConfidence: hits below it are ignored by this rule (0..1; 0 means
-	// the default 0.5).
+	// the default 0.5). ParsePolicy rejects an explicit 0 in a document.
 	MinConfidence float64 `json:"min_confidence,omitempty"`
 }
 
@@ -131,17 +145,45 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// ParsePolicy decodes and validates a policy document. Unknown fields are
-// errors, so a typo never silently disables a rule.
+// ParsePolicy decodes and validates a policy document. Unknown fields and
+// policy ids are errors, so a typo never silently disables a rule. The
+// document must be an object with "rules" (an empty list [] turns every
+// scanner off, deliberately; null, {} or a document without "rules" is an
+// error, not a way to turn governance off by accident). An absent or null
+// "grounding", and fields left out of it, take DefaultPolicy's values
+// (enabled, rewrite). "min_confidence": 0 is an error: 0 in a Rule means
+// the default 0.5, which is not what a document saying 0 asks for.
 func ParsePolicy(data []byte) (Policy, error) {
-	var p Policy
+	pp := &Policy{Grounding: DefaultPolicy().Grounding}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := dec.Decode(&pp); err != nil {
 		return Policy{}, fmt.Errorf("policy: %w", err)
 	}
 	if dec.More() {
 		return Policy{}, errors.New("policy: trailing data after the JSON object")
+	}
+	if pp == nil {
+		return Policy{}, errors.New(`policy: the document is null; want an object with "rules" (DELETE the policy to go back to the default)`)
+	}
+	p := *pp
+	if p.Rules == nil {
+		return Policy{}, errors.New(`policy: "rules" is required; [] (no rules) turns every scanner off, leave the policy unset (DELETE) for the default`)
+	}
+	// Which rules set min_confidence, and to what: 0 and absent both
+	// decode to 0.
+	var raw struct {
+		Rules []struct {
+			MinConfidence *float64 `json:"min_confidence"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Policy{}, fmt.Errorf("policy: %w", err)
+	}
+	for i, r := range raw.Rules {
+		if r.MinConfidence != nil && *r.MinConfidence == 0 {
+			return Policy{}, fmt.Errorf("policy: rules[%d].min_confidence 0: not allowed (it would read as the default 0.5); leave it out for 0.5, or give a value above 0 such as 0.01 to act on almost every hit", i)
+		}
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, err
@@ -157,7 +199,7 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("policy: %d rules, at most %d", len(p.Rules), MaxRules)
 	}
 	for i, r := range p.Rules {
-		if err := validMatch(r.Match); err != nil {
+		if err := p.validMatch(r.Match); err != nil {
 			return fmt.Errorf("policy: rules[%d].match: %w", i, err)
 		}
 		if r.Action.Weight() < 0 {
@@ -215,7 +257,10 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-func validMatch(m string) error {
+// validMatch checks a rule's match: a family, a policy id its scanner can
+// emit, or custom.<name> / topic.<name> naming a custom rule of p of that
+// kind (regex and keyword rules are custom, topic rules topic).
+func (p Policy) validMatch(m string) error {
 	if m == "" {
 		return errors.New("empty")
 	}
@@ -229,8 +274,44 @@ func validMatch(m string) error {
 	if !ok {
 		return fmt.Errorf("%q: want a policy id or one of %s", m, strings.Join(families, ", "))
 	}
-	if dotted && rest == "" {
+	if !dotted {
+		return nil
+	}
+	if rest == "" {
 		return fmt.Errorf("%q: empty policy name after the dot", m)
 	}
-	return nil
+	var valid []string
+	switch fam {
+	case "custom", "topic":
+		for _, c := range p.Custom {
+			if (c.Kind == "topic") == (fam == "topic") {
+				valid = append(valid, fam+"."+c.Name)
+			}
+		}
+	default:
+		valid = knownPolicies[fam]
+	}
+	for _, v := range valid {
+		if m == v {
+			return nil
+		}
+	}
+	hint := ""
+	if strings.ContainsAny(rest, "*?") {
+		hint = fmt.Sprintf(" (no wildcards: the family %q matches all of them)", fam)
+	}
+	switch {
+	case fam == "custom" || fam == "topic":
+		other := map[string]string{"custom": "topic", "topic": "custom"}[fam]
+		for _, c := range p.Custom {
+			if c.Name == rest && (c.Kind == "topic") != (fam == "topic") {
+				hint = fmt.Sprintf(" (custom rule %q has kind %s: its hits are %s.%s)", c.Name, c.Kind, other, c.Name)
+			}
+		}
+		if len(valid) == 0 {
+			return fmt.Errorf("%q: unknown policy id: no custom rule of this document produces %s.* hits%s", m, fam, hint)
+		}
+		return fmt.Errorf("%q: unknown policy id: want %q (the family) or one of %s, the %s rules of this document%s", m, fam, strings.Join(valid, ", "), fam, hint)
+	}
+	return fmt.Errorf("%q: unknown policy id%s; want %q (the whole family) or one of %s", m, hint, fam, strings.Join(valid, ", "))
 }

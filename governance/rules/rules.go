@@ -1,6 +1,8 @@
 // Package rules compiles an application's own detectors: regular
 // expressions (RE2), keywords and banned topics (case-insensitive whole words
-// or phrases). Hits carry "custom.<name>" (regex, keyword) or
+// or phrases, compared after normalize: any run of blanks, hyphens or
+// underscores between words is one space, invisible characters are
+// ignored). Hits carry "custom.<name>" (regex, keyword) or
 // "topic.<name>" (topic).
 package rules
 
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -58,7 +61,8 @@ type Set struct {
 // scanScratch is the pooled state of one Scan.
 type scanScratch struct {
 	folded []byte
-	next   []int // per keyword: where its next occurrence may start
+	offs   []int32 // normText's offsets
+	next   []int   // per keyword: where its next occurrence may start
 	found  []kwHit
 	sorted []kwHit
 	count  []int32
@@ -98,12 +102,12 @@ func Compile(specs []Spec) (*Set, error) {
 					return nil, fmt.Errorf("rule %q: %w", sp.Name, err)
 				}
 				cr.res = append(cr.res, re)
-				cr.need = append(cr.need, requiredLiteral(p))
+				cr.need = append(cr.need, normalize(requiredLiteral(p)))
 				cr.needB = append(cr.needB, []byte(cr.need[len(cr.need)-1]))
 			}
 		case "keyword", "topic":
 			for _, p := range sp.Patterns {
-				f := strings.TrimSpace(fold(p))
+				f := strings.TrimSpace(normalize(p))
 				if f == "" {
 					return nil, fmt.Errorf("rule %q: empty pattern", sp.Name)
 				}
@@ -125,8 +129,7 @@ func Compile(specs []Spec) (*Set, error) {
 	return s, nil
 }
 
-// fold lower-cases s rune by rune, keeping every rune's byte length so that
-// offsets into the folded text are offsets into s.
+// fold lower-cases s rune by rune, keeping every rune's byte length.
 func fold(s string) string { return string(appendFold(nil, s)) }
 
 // appendFold appends fold(s) to dst.
@@ -153,6 +156,149 @@ func appendFold(dst []byte, s string) []byte {
 		i += n
 	}
 	return dst
+}
+
+// normalize is what keywords and the text are compared in: fold(s), with
+// every run of joiners (blanks, line breaks, Unicode spaces, hyphens and
+// dashes, underscores) turned into one space and invisible characters
+// (zero-width space and joiners, soft hyphen, BOM, bidi marks) dropped.
+// "PROJECT  Falcon", "project\nfalcon", "project-falcon" and
+// "pro\u200bject falcon" all read "project falcon".
+func normalize(s string) string {
+	b, _, _ := appendNorm(nil, nil, s)
+	return string(b)
+}
+
+// joinerASCII marks the ASCII joiners.
+var joinerASCII = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true, '-': true, '_': true}
+
+// normASCII maps an ASCII byte to its normalised byte (joiners to a space,
+// upper case to lower); 0 for NUL and non-ASCII bytes, which take the
+// general path.
+var normASCII = func() (t [256]byte) {
+	for c := 1; c < utf8.RuneSelf; c++ {
+		t[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			t[c] = byte(c) + 'a' - 'A'
+		}
+		if joinerASCII[c] {
+			t[c] = ' '
+		}
+	}
+	return t
+}()
+
+func joinerRune(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) }
+
+func invisibleRune(r rune) bool {
+	switch r {
+	case '\u00ad', '\u180e', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff':
+		return true
+	}
+	return false
+}
+
+// appendNorm appends normalize(s) to dst. Output byte j (counted from the
+// end of dst as given) comes from byte j of s up to shift (-1: for every byte); from shift on, offs[j-shift] is
+// the offset in s of the byte output byte j comes from (a joiner run's
+// space: its first byte). Text without runs, invisible or multi-byte
+// joiners keeps every offset and records none.
+func appendNorm(dst []byte, offs []int32, s string) ([]byte, []int32, int) {
+	// While output byte i comes from byte i (no run of two joiners, no
+	// non-ASCII byte yet), one table lookup per byte.
+	n0 := len(dst)
+	dst = slices.Grow(dst, len(s))
+	d := dst[n0 : n0+len(s)]
+	i := 0
+	for ; i < len(s); i++ {
+		m := normASCII[s[i]]
+		if m == 0 || m == ' ' && i > 0 && d[i-1] == ' ' {
+			break
+		}
+		d[i] = m
+	}
+	dst = dst[:n0+i]
+	if i == len(s) {
+		return dst, offs, -1
+	}
+	shift := -1
+	inRun := i > 0 && d[i-1] == ' '
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if joinerASCII[c] {
+				if inRun {
+					i++
+					continue
+				}
+				inRun, c = true, ' '
+			} else {
+				inRun = false
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+			}
+			if shift < 0 && len(dst)-n0 != i {
+				shift = len(dst) - n0
+			}
+			if shift >= 0 {
+				offs = append(offs, int32(i))
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case invisibleRune(r):
+			i += n
+			continue
+		case joinerRune(r):
+			if !inRun {
+				if shift < 0 && len(dst)-n0 != i {
+					shift = len(dst) - n0
+				}
+				if shift >= 0 {
+					offs = append(offs, int32(i))
+				}
+				dst = append(dst, ' ')
+				inRun = true
+			}
+			i += n
+			continue
+		}
+		inRun = false
+		if shift < 0 && len(dst)-n0 != i {
+			shift = len(dst) - n0
+		}
+		start := len(dst)
+		if l := unicode.ToLower(r); r != utf8.RuneError && utf8.RuneLen(l) == n {
+			dst = utf8.AppendRune(dst, l)
+		} else {
+			dst = append(dst, s[i:i+n]...)
+		}
+		if shift >= 0 {
+			for k := range len(dst) - start {
+				offs = append(offs, int32(i+k))
+			}
+		}
+		i += n
+	}
+	return dst, offs, shift
+}
+
+// origin maps a span of the normalised text back to s: from the byte its
+// first byte comes from to the byte after the one its last byte comes from
+// (a phrase starts and ends with a letter, so that covers its last rune,
+// and everything dropped or collapsed inside it).
+func origin(st, en, shift int, offs []int32) scan.Span {
+	at := func(j int) int {
+		if shift < 0 || j < shift {
+			return j
+		}
+		return int(offs[j-shift])
+	}
+	return scan.Span{Start: at(st), End: at(en-1) + 1}
 }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
@@ -186,14 +332,15 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 		sc = &scanScratch{}
 	}
 	defer func() {
-		if cap(sc.folded) <= 1<<20 && cap(sc.found) <= 1<<16 {
+		if cap(sc.folded) <= 1<<20 && cap(sc.offs) <= 1<<20 && cap(sc.found) <= 1<<16 {
 			s.scratch.Put(sc)
 		}
 	}()
 	spans := make([][]scan.Span, len(s.rules))
 	var f []byte
+	shift := -1
 	if len(s.keywords) > 0 || s.needFold {
-		sc.folded = appendFold(sc.folded[:0], text)
+		sc.folded, sc.offs, shift = appendNorm(sc.folded[:0], sc.offs[:0], text)
 		f = sc.folded
 	}
 	if len(s.keywords) > 0 {
@@ -212,6 +359,13 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 					}
 					i = en
 				}
+			}
+		}
+	}
+	if shift >= 0 {
+		for i := range spans {
+			for k, sp := range spans[i] {
+				spans[i][k] = origin(sp.Start, sp.End, shift, sc.offs)
 			}
 		}
 	}

@@ -9,7 +9,10 @@ package secrets
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -33,6 +36,14 @@ type rule struct {
 	// hand: a leading \b in the pattern would stop Go's regexp from jumping
 	// to the literal prefix and make it scan every byte.
 	wordStart bool
+	// unquoted marks an assignment whose value is not quoted: it must mix
+	// letters and digits and not be a reference ($VAR, a URL).
+	unquoted bool
+	// ident marks a pattern `(?i)\b` + identKeyword(...) + ...: it runs
+	// through identMatches, from the identifiers holding a gate.
+	ident    bool
+	anchored *regexp.Regexp
+	need     needKind
 }
 
 var rules = []rule{
@@ -57,11 +68,281 @@ var rules = []rule{
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "credential"}, foldGates: true,
-		re: regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|client[_\-]?secret|credentials?)\b["']?\s*(?:[:=]|=>|:=)\s*["']([^"'\s]{8,200})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: needAssign,
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,200})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0},
+	// Unquoted values (.env, YAML, INI) only after password-like keywords:
+	// an unquoted token or API key must pass the stricter high_entropy rule.
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: needAssign,
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,200})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true},
 }
 
-var highEntropyRE = regexp.MustCompile(`(?i)\b(?:key|token|secret|password|passwd|credential|auth|bearer)\w*\b["']?\s*(?:[:=]|=>|is)?\s*["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
+// Credential keywords (regexps). In the assignment rules the keyword ends
+// the identifier (a \b follows it): "DB_PASSWORD", "dbPassword",
+// "spring.datasource.password" are credentials, "password_reset_url" and
+// "tokenizer" are not.
+var (
+	passwordKeywords = []string{"password", "passwd", "pwd", "secret", "credentials?"}
+	assignKeywords   = append([]string{"token", `api[_.\-]?key`, `access[_.\-]?key`}, passwordKeywords...)
+	entropyKeywords  = []string{"key", "token", "secret", "password", "passwd", "credential", "auth", "bearer"}
+)
+
+// identKeyword matches one of kws with the start of the identifier it is
+// part of, as gitleaks' generic-api-key rule and detect-secrets'
+// KeywordDetector allow: the keyword starts the identifier, follows a
+// separator (DB_PASSWORD, my-api-key, spring.datasource.password) or starts
+// a camelCase word after a lower-case letter or digit (dbPassword,
+// stripeApiKey). A keyword inside a word ("monkey", "hotkey", "MONKEY")
+// does not count. The pattern must be compiled case-insensitively; the
+// identifier bytes before the keyword and the first letter of a camelCase
+// keyword are matched case-sensitively (so the prefix is ASCII: (?i)\w
+// would take in the Kelvin sign). The caller puts \b before it.
+func identKeyword(kws []string) string {
+	camel := make([]string, len(kws))
+	for i, k := range kws {
+		camel[i] = "(?-i:" + strings.ToUpper(k[:1]) + ")" + k[1:]
+	}
+	return `(?:(?-i:[\w.\-]*[_.\-])?(?:` + strings.Join(kws, "|") + `)|(?-i:[\w.\-]*[a-z0-9])(?:` + strings.Join(camel, "|") + `))`
+}
+
+// highEntropyRE: a credential keyword anywhere in an identifier's last
+// words (API_KEY, AUTH_TOKEN_PROD, apiKeyId) or in prose ("the API key is"),
+// then a long value; Scan keeps it only above detect-secrets' entropy.
+var (
+	highEntropyRE       = regexp.MustCompile(`(?i)\b` + identKeyword(entropyKeywords) + `\w{0,64}\b["']?\s{0,32}(?:[:=]|=>|is)?\s{0,32}["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
+	highEntropyAnchored = anchor(highEntropyRE)
+)
+
+// anchor turns a pattern `(?i)\b<rest>` into `(?i)^<rest>` for
+// identMatches, which checks the word boundary itself.
+func anchor(re *regexp.Regexp) *regexp.Regexp {
+	rest, ok := strings.CutPrefix(re.String(), `(?i)\b`)
+	if !ok {
+		panic("secrets: identifier pattern without (?i)\\b: " + re.String())
+	}
+	return regexp.MustCompile(`(?i)^` + rest)
+}
+
+// identWindow bounds the text an identifier rule's regexp reads after the
+// identifier it starts in: the bounded parts of those patterns (the
+// keyword, a suffix of 64 word bytes, blanks of up to 32, the separator, a
+// quoted value of up to 200 bytes) fit in it. A match that reaches the
+// window's end is redone on the rest of the text (a long high-entropy
+// value).
+const identWindow = 512
+
+// maxIdent: a run of identifier bytes longer than this holding a keyword
+// is not an identifier anyone writes; it is skipped, so that a text of one
+// long run ("key_key_key_...") costs one pass, not one regexp run over
+// the whole run (identKeyword's prefix keeps every keyword in it open).
+const maxIdent = 256
+
+// identMatches returns what re.FindAllStringSubmatchIndex(text, -1)
+// returns for a rule pattern `(?i)\b` + identKeyword(...) + ..., given
+// anchored = anchor(re) and gates such that every keyword of the pattern
+// contains one, running the regexp only from the identifiers that hold a
+// gate, except in runs of identifier bytes longer than maxIdent. A match
+// starts at the first word boundary of the run of identifier
+// bytes ([A-Za-z0-9_.-]) that holds its keyword, not before the previous
+// match's end: the prefix of identKeyword takes in any later start in the
+// same run, so that boundary is where leftmost-first search would start it.
+// Gates are found case-folded as (?i) folds (the Kelvin sign is a k).
+func identMatches(text string, anchored *regexp.Regexp, gates []string, need needKind, dst [][]int) [][]int {
+	last := 0      // end of the previous match
+	run := 0       // start of the run of identifier bytes holding text[i]
+	tried := -1    // the last start tried
+	s, b := -1, -1 // the run start of the previous gate, and its first boundary (-1: none up to searched)
+	searched := -1
+	runEnd := 0 // end of the identifier bytes from the last gate tried
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !gateStart[c] || !gateFoldAt(text[i:], gates) {
+			if !identByte(c) {
+				run = i + 1
+			}
+			continue
+		}
+		// run is the start of the identifier bytes before i (a gate can
+		// start with a rune that is not one: the Kelvin sign).
+		if st := max(run, last); st != s {
+			s, b, searched = st, -1, st-1
+		}
+		for p := searched + 1; b < 0 && p <= i; p++ {
+			if wordBoundary(text, p) {
+				b = p
+			}
+			searched = p
+		}
+		if !identByte(c) {
+			run = i + 1
+		}
+		// The run's first boundary; for a gate starting with a rune the
+		// prefix cannot take in (the Kelvin sign), also the gate itself.
+		from := [2]int{b, -1}
+		if c >= utf8.RuneSelf && i != b && wordBoundary(text, i) {
+			from[1] = i
+		}
+		if from[0] <= tried && from[1] <= tried {
+			continue
+		}
+		if i >= runEnd {
+			for runEnd = i; runEnd < len(text) && identByte(text[runEnd]); runEnd++ {
+			}
+		}
+		if runEnd-max(from[0], 0) > maxIdent || !need.possible(text, i, runEnd) {
+			continue
+		}
+		for _, st := range from {
+			if st <= tried {
+				continue
+			}
+			tried = st
+			end := min(len(text), runEnd+identWindow)
+			m := anchored.FindStringSubmatchIndex(text[st:end])
+			if m != nil && m[1] == end-st && end < len(text) {
+				m = anchored.FindStringSubmatchIndex(text[st:])
+			}
+			if m == nil {
+				continue
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += st
+				}
+			}
+			dst = append(dst, m)
+			last = m[1]
+			i = max(i, last-1)
+			break
+		}
+	}
+	return dst
+}
+
+// needKind is what must follow an identifier rule's keyword for the
+// regexp to have a chance: a cheap test that skips most keywords in prose
+// (each regexp call clears a bitmap of its program times its input).
+type needKind uint8
+
+const (
+	needAssign needKind = iota + 1 // a ':' or '=' soon after the identifier
+	needValue                      // a run of 20 value bytes soon after the gate
+)
+
+// possible reports whether a match can hold the gate at i, whose
+// identifier bytes end at runEnd. The distances are upper bounds of the
+// patterns' bounded parts (suffix 64, blanks 32 each side, quotes, a
+// 2-byte rune ending a keyword).
+func (n needKind) possible(text string, i, runEnd int) bool {
+	switch n {
+	case needAssign:
+		return strings.ContainsAny(text[i:min(len(text), runEnd+72)], ":=")
+	case needValue:
+		run := 0
+		for j := i; j < min(len(text), runEnd+200); j++ {
+			c := text[j]
+			if c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '+' || c == '/' || c == '_' || c == '-' || c >= utf8.RuneSelf {
+				if run++; run >= 20 {
+					return true
+				}
+			} else {
+				run = 0
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// gateStart marks the bytes a gate of an identifier rule can start with:
+// both cases of its first letter, and the first byte of the other runes
+// (?i) folds to it (K, the Kelvin sign, for k; ſ for s).
+var gateStart = func() (t [256]bool) {
+	gates := highEntropyGate.gates
+	for _, r := range rules {
+		if r.ident {
+			gates = append(gates[:len(gates):len(gates)], r.gates...)
+		}
+	}
+	for _, g := range gates {
+		c := rune(g[0])
+		t[c] = true
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			t[utf8.AppendRune(nil, f)[0]] = true
+		}
+	}
+	return t
+}()
+
+func init() {
+	for i := range rules {
+		if rules[i].ident {
+			rules[i].anchored = anchor(rules[i].re)
+		}
+	}
+}
+
+// gateFoldAt reports whether s starts with one of gates (lower-case ASCII)
+// under the case folding of regexp (?i): simple folding, rune by rune.
+func gateFoldAt(s string, gates []string) bool {
+	for _, g := range gates {
+		if hasPrefixSimpleFold(s, g) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixSimpleFold(s, g string) bool {
+	j := 0
+	for k := 0; k < len(g); k++ {
+		if j >= len(s) {
+			return false
+		}
+		c, want := s[j], g[k]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != want {
+				return false
+			}
+			j++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[j:])
+		ok := false
+		for f := unicode.SimpleFold(rune(want)); f != rune(want); f = unicode.SimpleFold(f) {
+			ok = ok || f == r
+		}
+		if !ok {
+			return false
+		}
+		j += n
+	}
+	return true
+}
+
+// wordBoundary is \b at p: word byte on one side only.
+func wordBoundary(text string, p int) bool {
+	return (p > 0 && isWord(text[p-1])) != (p < len(text) && isWord(text[p]))
+}
+
+func identByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+
+// Policies lists, sorted, the policy ids the scanner can emit
+// ("secrets.<rule>").
+func Policies() []string {
+	seen := map[string]bool{"secrets.high_entropy": true}
+	for _, r := range rules {
+		seen["secrets."+r.id] = true
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Scanner finds secrets. New returns a ready scanner; it holds no mutable
 // state and is safe for concurrent use.
@@ -208,7 +489,13 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		if !open[i] {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+		var ms [][]int
+		if r.ident {
+			ms = identMatches(text, r.anchored, r.gates, r.need, nil)
+		} else {
+			ms = r.re.FindAllStringSubmatchIndex(text, -1)
+		}
+		for _, m := range ms {
 			st, en := m[2*r.group], m[2*r.group+1]
 			if st < 0 || r.wordStart && m[0] > 0 && isWord(text[m[0]-1]) {
 				continue
@@ -217,11 +504,14 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) {
 				continue
 			}
+			if r.unquoted && !plainValue(v) {
+				continue
+			}
 			dst = addHit(dst, n0, "secrets."+r.id, r.sev, r.conf, st, en)
 		}
 	}
 	if open[len(rules)] {
-		for _, m := range highEntropyRE.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range identMatches(text, highEntropyAnchored, highEntropyGate.gates, needValue, nil) {
 			st, en := m[2], m[3]
 			v := text[st:en]
 			if isHex(v) {
@@ -320,6 +610,14 @@ func placeholderLike(v string) bool {
 		}
 	}
 	return false
+}
+
+// plainValue: an unquoted assignment value that can be a password, not a
+// reference to one: it mixes letters and digits (which excludes
+// settings.DB_PASSWORD, process.env.X, true, null) and is neither a
+// variable ($DB_PASSWORD, %PASSWORD%) nor a URL.
+func plainValue(v string) bool {
+	return mixedClasses(v) && v[0] != '$' && v[0] != '%' && !strings.Contains(v, "://")
 }
 
 // looksLikeHashContext: a hex digest labelled as a hash or commit.

@@ -63,6 +63,20 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkScanKeywordProse: prose dense with credential words opens every
+// keyword gate; the identifier rules then run only where a match can be.
+func BenchmarkScanKeywordProse(b *testing.B) {
+	prose := "The key point: reset your password, rotate the API token and keep the secret in the vault; the monkey author had a hotkey. "
+	text := strings.Repeat(prose, 10<<10/len(prose))
+	s := New()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	var dst []scan.Hit
+	for b.Loop() {
+		dst = s.Scan(text, dst[:0])
+	}
+}
+
 func FuzzScan(f *testing.F) {
 	f.Add("AKIAIOSFODNN7EXAMPLF")
 	f.Add("-----BEGIN PRIVATE KEY-----\nabc")
