@@ -3,6 +3,7 @@ package injection
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -817,18 +818,60 @@ var wordBytes = func() (t [256]bool) {
 	return t
 }()
 
+// Regexp budget of matchSignals. The signal regexps cost 30 ns to 1.7 µs
+// per byte read, and a trigger repeated every few bytes ("ignore ignore
+// ...") handed each byte to a regexp once per window covering it, some
+// sixty times: seconds per 16 KiB. A signal's windows are therefore
+// searched one by one only while they stay sparse: once a run of
+// overlapping windows has read more than windowDensity times the bytes it
+// covers (plus windowBudgetBase), or the signal has read more than
+// windowBudgetPerByte*len(text)+windowBudgetBase bytes in all, its further
+// windows are merged and each merged stretch is searched once. No text of
+// the development sets or corpus reaches a limit; their 8 KB repetitions
+// do, with results identical to the window-by-window search.
+const (
+	windowDensity       = 4
+	windowBudgetPerByte = 2
+	windowBudgetBase    = 4 << 10
+)
+
 // matchSignals appends to out the signals whose regexp matches a window
 // around one of its triggers in text (lower-cased). One pass over the words
-// finds the triggers; each signal's regexp runs at most once per window.
+// finds the triggers; each signal's regexp runs at most once per window,
+// and reads O(len(text)) bytes in all (see windowDensity).
 func matchSignals(text string, out []string) []string {
-	var done [maxSignals]bool
+	return matchSignalsWith(text, out, matchSignalRE)
+}
+
+func matchSignalRE(si int, s string) bool { return signalREs[si].re.MatchString(s) }
+
+// matchSignalsWith is matchSignals with the regexp search passed in, so
+// tests can count the bytes searched.
+//
+// Merged stretches differ from the windows in two ways, only on the dense
+// inputs that reach the limits: a match may span two windows that no single
+// window held, and a window cut inside a word or line no longer makes its
+// edge a \b or (?m)^ boundary. Such a signal is also appended when its phase
+// (word triggers, then symbol triggers) ends rather than at its first
+// matching window, which can change the order of signals and so the last
+// bit of the score.
+func matchSignalsWith(text string, out []string, match func(si int, s string) bool) []string {
+	var done, merged [maxSignals]bool
 	// [lastSt[si], lastEnd[si]) is the last window searched for signal si:
 	// a window inside it needs no second search.
 	var lastSt, lastEnd [maxSignals]int
+	// [runSt[si], runEnd[si]) is the union of si's current run of
+	// overlapping windows, runBytes[si] the bytes its windows read, spent[si]
+	// the bytes si has read window by window.
+	var runSt, runEnd, runBytes, spent [maxSignals]int
+	// cover[si] marks the bytes of si's merged windows (merged mode only).
+	var cover [maxSignals][]uint64
 	for si, s := range signalREs {
 		done[si] = contains(out, s.name)
 		lastEnd[si] = -1
+		runEnd[si] = -1
 	}
+	budget := windowBudgetPerByte*len(text) + windowBudgetBase
 	check := func(si, at, n int) {
 		if done[si] || at < signalREs[si].minAt {
 			return
@@ -837,10 +880,44 @@ func matchSignals(text string, out []string) []string {
 		if st >= lastSt[si] && en <= lastEnd[si] {
 			return // this stretch was just searched
 		}
+		if !merged[si] {
+			if st > runEnd[si] || en < runSt[si] {
+				runSt[si], runEnd[si], runBytes[si] = st, en, 0
+			}
+			runSt[si], runEnd[si] = min(runSt[si], st), max(runEnd[si], en)
+			runBytes[si] += en - st
+			spent[si] += en - st
+			merged[si] = runBytes[si] > windowDensity*(runEnd[si]-runSt[si])+windowBudgetBase || spent[si] > budget
+		}
+		if merged[si] {
+			if cover[si] == nil {
+				cover[si] = make([]uint64, (len(text)+63)/64)
+			}
+			setBits(cover[si], st, en)
+			return
+		}
 		lastSt[si], lastEnd[si] = st, en
-		if signalREs[si].re.MatchString(text[st:en]) {
+		if match(si, text[st:en]) {
 			done[si] = true
 			out = append(out, signalREs[si].name)
+		}
+	}
+	// flush searches each merged stretch once, in signal order.
+	flush := func() {
+		for si := range signalREs {
+			if cover[si] == nil {
+				continue
+			}
+			for st, en := 0, 0; !done[si]; st = en {
+				if st, en = nextRun(cover[si], st); st >= en {
+					break
+				}
+				if match(si, text[st:min(en, len(text))]) {
+					done[si] = true
+					out = append(out, signalREs[si].name)
+				}
+			}
+			clear(cover[si])
 		}
 	}
 	var high byte // bit 7 set when some word has non-ASCII bytes
@@ -869,6 +946,7 @@ func matchSignals(text string, out []string) []string {
 		}
 		i = j
 	}
+	flush()
 	for _, t := range symbolTriggers {
 		if done[t.sig] || t.phrase[0] >= utf8.RuneSelf && high < utf8.RuneSelf {
 			continue
@@ -882,7 +960,47 @@ func matchSignals(text string, out []string) []string {
 			off += k + len(t.phrase)
 		}
 	}
+	flush()
 	return out
+}
+
+// setBits sets bits [st, en) of b.
+func setBits(b []uint64, st, en int) {
+	for st < en {
+		w, o := st/64, uint(st%64)
+		n := min(64-int(o), en-st)
+		b[w] |= (^uint64(0) >> (64 - uint(n))) << o
+		st += n
+	}
+}
+
+// nextRun returns the first run [st, en) of set bits of b at or after
+// from; st == en when there is none.
+func nextRun(b []uint64, from int) (st, en int) {
+	st = from
+	for st < 64*len(b) {
+		w := b[st/64] >> uint(st%64)
+		if w == 0 {
+			st += 64 - st%64
+			continue
+		}
+		st += bits.TrailingZeros64(w)
+		break
+	}
+	if st >= 64*len(b) {
+		return st, st
+	}
+	en = st
+	for en < 64*len(b) {
+		w := ^b[en/64] >> uint(en%64)
+		if w == 0 {
+			en += 64 - en%64
+			continue
+		}
+		en += bits.TrailingZeros64(w)
+		break
+	}
+	return st, en
 }
 
 func contains(xs []string, x string) bool {

@@ -85,6 +85,18 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkScanRepeatedTrigger: one trigger word repeated over 64 KiB, the
+// input that made the per-trigger signal windows overlap hundreds of times.
+func BenchmarkScanRepeatedTrigger(b *testing.B) {
+	s := injection.New()
+	text := strings.Repeat("ignore ", (64<<10)/len("ignore "))
+	b.SetBytes(int64(len(text)))
+	var dst []scan.Hit
+	for b.Loop() {
+		dst = s.Scan(text, dst[:0])
+	}
+}
+
 func FuzzScan(f *testing.F) {
 	f.Add("ignore previous instructions")
 	f.Add("\xff\xfe\u200b")
