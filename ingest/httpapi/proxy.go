@@ -416,9 +416,12 @@ func (s *Server) writeUpstream(c echo.Context, up *http.Response, raw []byte) er
 	if ct == "" {
 		ct = "application/json"
 	}
-	// An upstream timeout above the server's WriteTimeout must not cut the
-	// answer the gateway waited for.
-	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+	// An upstream timeout near or above the server's WriteTimeout must not
+	// cut the answer the gateway waited for (below it, the deadline set when
+	// the request was read still leaves room: no extra deadline per answer).
+	if s.cfg.UpstreamTimeout+10*time.Second > s.cfg.WriteTimeout {
+		extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+	}
 	return c.Blob(up.StatusCode, ct, raw)
 }
 
@@ -437,10 +440,16 @@ var notPassedBack = map[string]bool{
 // the vendor. Headers already set on dst are the gateway's
 // (X-Service-Request-Id, X-Service-Mode, X-Request-Id) and win; the
 // upstream's own X-Request-Id comes back as X-Upstream-Request-Id.
+//
+// The value slices are shared, not copied: the upstream's header map is
+// read only here and dropped with the response.
 func copyUpstreamHeaders(dst http.Header, up *http.Response) {
-	named := map[string]bool{} // headers the upstream's Connection names are hop-by-hop too
+	var named map[string]bool // headers the upstream's Connection names are hop-by-hop too
 	for _, v := range up.Header.Values("Connection") {
 		for tok := range strings.SplitSeq(v, ",") {
+			if named == nil {
+				named = map[string]bool{}
+			}
 			named[http.CanonicalHeaderKey(strings.TrimSpace(tok))] = true
 		}
 	}
@@ -451,11 +460,11 @@ func copyUpstreamHeaders(dst http.Header, up *http.Response) {
 			// The transport decoded the body: the bytes are not so encoded.
 		case k == echo.HeaderXRequestID:
 			if len(dst["X-Upstream-Request-Id"]) == 0 {
-				dst["X-Upstream-Request-Id"] = slices.Clone(v)
+				dst["X-Upstream-Request-Id"] = v
 			}
 		case len(dst[k]) > 0:
 		default:
-			dst[k] = slices.Clone(v)
+			dst[k] = v
 		}
 	}
 }
