@@ -76,6 +76,35 @@ func contentText(raw json.RawMessage) string {
 	return ""
 }
 
+// contentEdits redacts message i's content in the request body: a string
+// content becomes redacted (the policy's redaction of its text); an array
+// of parts has each text part redacted on its own (the parts' text joined
+// is what the policy judged, but a redaction must stay inside its part).
+func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted string) []jsonEdit {
+	path := []string{"messages", strconv.Itoa(i), "content"}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return []jsonEdit{{path: path, val: jsonString(redacted)}}
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var edits []jsonEdit
+	for k, p := range parts {
+		if p.Type != "text" || p.Text == "" {
+			continue
+		}
+		if d := pol.Verify(governance.Input{Prompt: p.Text}); d.Prompt != p.Text {
+			edits = append(edits, jsonEdit{path: append(slices.Clone(path), strconv.Itoa(k), "text"), val: jsonString(d.Prompt)})
+		}
+	}
+	return edits
+}
+
 // proxyHealth is GET /v1/chat/completions/health (no auth, no upstream call).
 func (s *Server) proxyHealth(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": s.cfg.UpstreamURL,
@@ -157,13 +186,15 @@ func (s *Server) proxyChat(c echo.Context) error {
 
 	var prompt string
 	var earlier, tools []string
-	for _, m := range pr.Messages {
+	var earlierIdx []int // messages index of each earlier user turn
+	promptIdx := -1
+	for i, m := range pr.Messages {
 		switch m.Role {
 		case "user":
-			if prompt != "" {
-				earlier = append(earlier, prompt)
+			if promptIdx >= 0 {
+				earlier, earlierIdx = append(earlier, prompt), append(earlierIdx, promptIdx)
 			}
-			prompt = contentText(m.Content)
+			prompt, promptIdx = contentText(m.Content), i
 		case "tool":
 			tools = append(tools, contentText(m.Content))
 		}
@@ -195,14 +226,37 @@ func (s *Server) proxyChat(c echo.Context) error {
 	var findings []governance.Finding
 	if mode == modeGuard || mode == modeFull {
 		pre := pol.Verify(governance.Input{Prompt: prompt, ToolResult: strings.Join(tools, "\n\n")})
+		var redacted map[int]string
 		if pre.Governance != governance.ActionBlock {
-			// Earlier user turns: only a block matters here, the proxy
-			// forwards the body as it came.
-			if blocked, _, _ := earlierTurns(pol, earlier); blocked != nil {
+			// Earlier user turns: an attack there reaches the LLM as surely
+			// as one in the last turn; a rewrite rule redacts them too.
+			var blocked *governance.Decision
+			var found []governance.Finding
+			if blocked, redacted, found = earlierTurns(pol, earlier); blocked != nil {
 				pre = *blocked
+			} else {
+				pre.Findings = append(pre.Findings, found...)
 			}
 		}
 		findings = pre.Findings
+		if pre.Governance != governance.ActionBlock && (pre.Prompt != prompt || len(redacted) > 0) {
+			// A pre-flight rewrite redacts what the upstream receives, as
+			// in Full Control; every other byte of the body stays.
+			var edits []jsonEdit
+			if pre.Prompt != prompt {
+				edits = append(edits, contentEdits(pol, pr.Messages[promptIdx].Content, promptIdx, pre.Prompt)...)
+				tr.Prompt = pre.Prompt
+			}
+			for k, v := range redacted {
+				edits = append(edits, contentEdits(pol, pr.Messages[earlierIdx[k]].Content, earlierIdx[k], v)...)
+			}
+			if out, ok := applyJSONEdits(body, edits); ok && len(edits) > 0 {
+				body = out
+				tr.Status, tr.FinalDecision = schemas.StatusRewritten, string(governance.ActionRewrite)
+			} else { // never forward what the policy redacts unredacted
+				pre = governance.Decision{Governance: governance.ActionBlock, Findings: findings}
+			}
+		}
 		if pre.Governance == governance.ActionBlock {
 			tr.CostUSD = new(float64) // the upstream is never called: no LLM cost
 			s.queueTrace(app, tr, findings, governance.ActionBlock, "")

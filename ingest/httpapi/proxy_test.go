@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -866,6 +867,57 @@ func TestProxyUpstreamHeaders(t *testing.T) {
 			require.Equal(t, "42", r.Header.Get("Openai-Processing-Ms"))
 			require.Equal(t, "99", r.Header.Get("X-Ratelimit-Remaining-Requests"))
 			require.Equal(t, "req_upstream_1", r.Header.Get("X-Upstream-Request-Id"))
+		})
+	}
+}
+
+// TestProxyPreflightRewrite: a pre-flight rewrite rule redacts what the
+// upstream receives in guard and full (the last user turn, an earlier one,
+// and text parts), every other byte of the body as the client sent it;
+// observe forwards the body untouched.
+func TestProxyPreflightRewrite(t *testing.T) {
+	var mu sync.Mutex
+	var received []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		received = append(received, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"noted"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`)
+	}))
+	t.Cleanup(up.Close)
+	last := func() string { mu.Lock(); defer mu.Unlock(); return received[len(received)-1] }
+	pe := newProxyEnv(t, up.URL)
+	setPolicy(t, pe.env, pe.acct, pe.appID, map[string]any{"match": "pii", "stages": []string{"pre-flight"}, "action": "rewrite"})
+	tests := []struct {
+		name, mode, body, upstream string
+	}{
+		{"last turn, guard", "guard",
+			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at bob@example.com"}]}`,
+			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at [EMAIL]"}]}`},
+		{"earlier turn and text parts, full", "full",
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"I am bob@example.com"},{"role":"assistant","content":"ok"},` +
+				`{"role":"user","content":[{"type":"text","text":"call +1 415 555 0132"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`,
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"I am [EMAIL]"},{"role":"assistant","content":"ok"},` +
+				`{"role":"user","content":[{"type":"text","text":"call [PHONE]"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`},
+		{"observe forwards untouched", "observe",
+			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at bob@example.com"}]}`,
+			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at bob@example.com"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := pe.call(tt.body, "X-Service-Mode", tt.mode)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			require.Equal(t, tt.upstream, last(), "what the upstream received")
+			tr := pe.traceOf(t, r)
+			if tt.mode == "observe" {
+				require.Equal(t, "pass", tr.FinalDecision)
+				return
+			}
+			require.Equal(t, "rewrite", tr.FinalDecision)
+			require.Equal(t, schemas.StatusRewritten, tr.Status)
+			require.NotContains(t, tr.Prompt, "@example.com")
 		})
 	}
 }
