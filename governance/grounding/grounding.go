@@ -2093,6 +2093,10 @@ func antonyms(w []byte, h uint32) []string {
 	return nil
 }
 
+// shortStatement bounds the distinct words of a source sentence a two-word
+// answer sentence is compared with.
+const shortStatement = 3
+
 // contradiction aligns each answer sentence with its most similar source
 // sentence; a different number of negations, or an antonym of a source word
 // the answer uses instead, is a contradiction.
@@ -2109,7 +2113,12 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			k++
 		}
 		aw := s.atoks[k0:k]
-		if len(aw) < 3 {
+		// A two-word statement ("The refund is not approved.") is judged
+		// only against a source sentence that is the same short statement
+		// (all its words, at most shortStatement of them): aligned with a
+		// longer sentence, two words say too little.
+		short := len(aw) == 2
+		if len(aw) < 2 {
 			continue
 		}
 		if !built {
@@ -2119,6 +2128,9 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			s.mark = growMarks(s.mark, s.words.len())
 		}
 		best, bestSim := s.alignSentence(aw)
+		if short && (best == nil || bestSim < 1 || best.w1-best.w0 > shortStatement) {
+			continue
+		}
 		if best == nil || bestSim < 0.6 {
 			// A clause that negates ("..., but their plans don't offer a
 			// trial") aligned with a source sentence without negation:

@@ -642,3 +642,23 @@ func TestUnitsOfMeasurement(t *testing.T) {
 		})
 	}
 }
+
+// TestShortStatementNegation: a two-word statement that negates the same
+// short source statement is a contradiction; against a longer sentence two
+// words say too little to judge.
+func TestShortStatementNegation(t *testing.T) {
+	c := New()
+	tests := []struct{ answer, source, want string }{
+		{"The product is not available.", "The product is available.", Contradiction},
+		{"The refund is approved.", "The refund is not approved.", Contradiction},
+		{"The refund is approved.", "The refund is approved.", None},
+		{"It is not raining.", "It is not raining.", None},
+		{"Payments are not refundable.", "Payments made by card before the end of the month are refundable in full.", None},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer+" | "+tt.source, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.want, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
