@@ -214,6 +214,23 @@ func domainChar(c byte) bool { return isAlnum(c) || c == '-' || c == '.' }
 // emailAt expands the address around the '@' at index at: a local part of
 // [A-Za-z0-9._%+-] (starting with a letter or digit, at most 64 bytes) and a
 // domain of dot-separated labels ending in a 2-24 letter TLD.
+// urlUserinfo: the word starting at st is the userinfo of a URL
+// ("postgres://admin:pw@db", "https://bob@host"), not an address: "://"
+// right before it, or before the "user:" in front of it, in one token.
+func urlUserinfo(text string, st int) bool {
+	if st >= 3 && text[st-3:st] == "://" {
+		return true
+	}
+	if st == 0 || text[st-1] != ':' {
+		return false // "mailto:bob@…" keeps its address: no "//"
+	}
+	i := st - 1
+	for i > 0 && st-i <= 64 && localChar(text[i-1]) {
+		i--
+	}
+	return i >= 3 && text[i-3:i] == "://"
+}
+
 func emailAt(text string, at int) (int, int, bool) {
 	st := at
 	for st > 0 && at-st < 64 && localChar(text[st-1]) {
@@ -223,6 +240,9 @@ func emailAt(text string, at int) (int, int, bool) {
 		st++
 	}
 	if st == at || (st > 0 && (text[st-1] == '_' || localChar(text[st-1]))) {
+		return 0, 0, false
+	}
+	if urlUserinfo(text, st) {
 		return 0, 0, false
 	}
 	en := at + 1

@@ -129,3 +129,27 @@ func TestHiddenCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestURLUserinfoIsNoEmail: the user (and password) of a URL before "@" is
+// not an e-mail address; "mailto:" and "user:" prefixes keep theirs.
+func TestURLUserinfoIsNoEmail(t *testing.T) {
+	tests := []struct {
+		text  string
+		email bool
+	}{
+		{"postgres://admin:S3cr3tPass@db.internal:5432/app", false},
+		{"https://bob@example.com/path", false},
+		{"mailto:bob@example.com", true},
+		{"user:bob@example.com", true},
+		{"Contact: bob@example.com", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			found := false
+			for _, h := range New().Scan(tt.text, nil) {
+				found = found || h.Policy == Email
+			}
+			require.Equal(t, tt.email, found)
+		})
+	}
+}
