@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -413,6 +414,22 @@ func (c *Compiled) Verify(in Input) Decision {
 	d.Prompt = redact(in.Prompt, findings, StagePre, nil)
 	d.Explanation.Summary = summary(d)
 	return d
+}
+
+// RedactTool returns a tool output with the tool stage's rewrite rules
+// applied: what Full Control sends back to the LLM and keeps in a session.
+// Without such a rule it returns text unscanned.
+func (c *Compiled) RedactTool(text string) string {
+	if text == "" || !slices.ContainsFunc(c.policy.Rules, func(r Rule) bool {
+		return r.appliesTo(StageTool) && (r.Action == ActionRewrite || r.Action == ActionRegenerate)
+	}) {
+		return text
+	}
+	fs := c.Findings(StageTool, text)
+	for i := range fs {
+		fs[i].Action = c.effective(&fs[i], GroundingResult{}, false)
+	}
+	return redact(text, fs, StageTool, nil)
 }
 
 // setFindings records the sorted findings of d with what follows from

@@ -421,6 +421,23 @@ func (s *Server) postChat(c echo.Context) error {
 		}
 		return s.finishChat(c, app, tr, resp, pre.Findings, "")
 	}
+	// Tool outputs as the LLM gets them: the tool stage's rewrite rules
+	// redact them, and a session keeps them redacted.
+	for i := range msgs {
+		if msgs[i].Role == "tool" {
+			msgs[i].Content = pol.RedactTool(msgs[i].Content)
+		}
+	}
+	// The answer is grounded in this exchange's tool outputs (after the last
+	// user message), not in those of a session's or a conversation's
+	// earlier turns, which answered other questions.
+	var current []string
+	for _, m := range msgs[userIdx+1:] {
+		if m.Role == "tool" {
+			current = append(current, m.Content)
+		}
+	}
+	groundText := strings.Join(current, "\n\n")
 	// The turn's new messages as the LLM gets them (redacted), for the
 	// session's stored history.
 	newMsgs := msgs[len(history):]
@@ -433,7 +450,7 @@ func (s *Server) postChat(c echo.Context) error {
 		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
 	turn := sessionTurn{messages: newMsgs, full: len(history) == 0 && len(req.Messages) > 0}
 	if req.Stream {
-		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, toolText, turn)
+		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, groundText, turn)
 	}
 	var usage llm.Usage
 	var cost llmCost
@@ -463,7 +480,7 @@ func (s *Server) postChat(c echo.Context) error {
 			answer = out.Content
 			toolCalls = out.ToolCalls
 		}
-		post = pol.Verify(governance.Input{Answer: answer, ToolResult: toolText, CanRegenerate: canRegen})
+		post = pol.Verify(governance.Input{Answer: answer, ToolResult: groundText, CanRegenerate: canRegen})
 		tools = toolCheck{governance: governance.ActionAllow}
 		if len(toolCalls) > 0 {
 			calls, opaque := parseToolCalls(toolCalls)
@@ -503,7 +520,7 @@ func (s *Server) postChat(c echo.Context) error {
 	// Never nil: policy_hits is an array on the wire, also when empty.
 	findings := append(append([]governance.Finding{}, pre.Findings...), withoutStage(post.Findings, governance.StageTool)...)
 	final := post.Answer
-	resp := s.chatDecision(requestID, model, start, post, &final, toolText != "", usage)
+	resp := s.chatDecision(requestID, model, start, post, &final, groundText != "", usage)
 	resp.costUSD = cost.usd()
 	if regenerated && post.Governance == governance.ActionAllow && tools.governance == governance.ActionAllow {
 		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
@@ -870,13 +887,24 @@ func (s *Server) sessionHistory(ctx context.Context, app query.App, sessionID st
 	var turns [][]llm.Message // newest first
 	size := 0
 	for i := len(rows) - 1; i >= 0; i-- {
-		if size += len(rows[i].Messages); size > MaxSessionHistoryBytes {
-			break
-		}
+		n := len(rows[i].Messages)
 		var st storedTurn
+		if n <= MaxSessionHistoryBytes && size+n > MaxSessionHistoryBytes {
+			break // the oldest turns go first
+		}
 		if err := json.Unmarshal(rows[i].Messages, &st); err != nil {
 			return nil, fmt.Errorf("decode session turn %s: %w", rows[i].RequestID, err)
 		}
+		if n > MaxSessionHistoryBytes {
+			// A turn over the whole budget (a huge tool output) is left
+			// out, not the conversation before it.
+			s.logger.Warn("session turn over the history budget left out", "app_id", app.ID, "request_id", rows[i].RequestID, "bytes", n)
+			if st.Full {
+				break
+			}
+			continue
+		}
+		size += n
 		turns = append(turns, st.Messages)
 		if st.Full {
 			break

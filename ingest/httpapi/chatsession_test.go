@@ -164,3 +164,75 @@ func TestChatSessionTurns(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("answer %d", MaxSessionTurns+4), msgs[len(msgs)-2]["content"])
 	})
 }
+
+// TestChatToolRedaction: a tool-stage rewrite rule redacts tool outputs
+// before the LLM gets them, and the session keeps them redacted.
+func TestChatToolRedaction(t *testing.T) {
+	ce := newChatEnv(t)
+	r := ce.do("PUT", "/api/console/apps/"+ce.app.ID+"/policy", map[string]any{"grounding": map[string]any{"enabled": false}, "rules": []any{
+		map[string]any{"match": "pii", "stages": []string{"tool", "pre-flight"}, "action": "rewrite"}}}, bearer(ce.acct.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	ce.fake.Push(llmfake.Reply{Content: "Done."})
+	r = ce.chat(map[string]any{"session_id": "tool-redact", "messages": []any{
+		map[string]any{"role": "user", "content": "look up the contact"},
+		map[string]any{"role": "tool", "tool_call_id": "c1", "content": "contact: jane.doe@example.com"}}})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	sent := string(ce.fake.Received()[len(ce.fake.Received())-1])
+	require.NotContains(t, sent, "jane.doe@example.com", "the LLM got the raw tool output")
+	require.Contains(t, sent, "contact: [EMAIL]")
+	rows, err := ce.store.SessionTurns(context.Background(), ce.acct.org, ce.app.ID, "tool-redact", 50)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	require.NotContains(t, string(rows[0].Messages), "jane.doe@example.com", "the session stored the raw tool output")
+}
+
+// TestChatGroundsCurrentExchange: an answer is grounded in the tool outputs
+// of its own exchange, not in a session's earlier ones (a weather result
+// must not judge a later answer about Tokyo's population).
+func TestChatGroundsCurrentExchange(t *testing.T) {
+	ce := newChatEnv(t)
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object"}}}}
+	ce.fake.Push(llmfake.Reply{ToolCalls: `[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`})
+	r := ce.chat(map[string]any{"session_id": "ground-scope", "prompt": "weather in Paris?", "tools": tools})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	ce.fake.Push(llmfake.Reply{Content: "It is 18 C and sunny in Paris."})
+	r = ce.chat(map[string]any{"session_id": "ground-scope", "tools": tools, "messages": []any{
+		map[string]any{"role": "tool", "tool_call_id": "call_1", "content": "Paris: 18 C, sunny"}}})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.Equal(t, true, r.JSON(t)["verified_source_used"], "this exchange's tool output grounds its answer")
+	ce.fake.Push(llmfake.Reply{Content: "Tokyo has a population of 14 million people."})
+	r = ce.chat(map[string]any{"session_id": "ground-scope", "prompt": "unrelated: how many people live in Tokyo?"})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	m := r.JSON(t)
+	require.Equal(t, "allow", m["governance"], "%s", r.Body)
+	require.Equal(t, false, m["verified_source_used"])
+}
+
+// TestChatSessionOversizeTurn: a turn over the whole history budget is left
+// out of the history, not the conversation before it.
+func TestChatSessionOversizeTurn(t *testing.T) {
+	ce := newChatEnv(t)
+	r := ce.do("PUT", "/api/console/apps/"+ce.app.ID+"/policy", map[string]any{"grounding": map[string]any{"enabled": false},
+		"rules": []any{map[string]any{"match": "secrets", "action": "block"}}}, bearer(ce.acct.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	ce.fake.Push(llmfake.Reply{Content: "Arr."})
+	r = ce.chat(map[string]any{"session_id": "oversize", "messages": []any{
+		map[string]any{"role": "system", "content": "Answer like a pirate."},
+		map[string]any{"role": "user", "content": "hi"}}})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	ce.fake.Push(llmfake.Reply{Content: "A long document."})
+	r = ce.chat(map[string]any{"session_id": "oversize", "messages": []any{
+		map[string]any{"role": "user", "content": "summarise the doc"},
+		map[string]any{"role": "tool", "tool_call_id": "c9", "content": strings.Repeat("lorem ipsum ", MaxSessionHistoryBytes/12+1000)}}})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	rows, err := ce.store.SessionTurns(context.Background(), ce.acct.org, ce.app.ID, "oversize", 50)
+	require.NoError(t, err)
+	require.Len(t, rows, 2, "the oversized turn is stored")
+	ce.fake.Push(llmfake.Reply{Content: "Arr."})
+	r = ce.chat(map[string]any{"session_id": "oversize", "prompt": "and your style?"})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	msgs := sentMessages(t, ce.fake.Received()[len(ce.fake.Received())-1])
+	require.Len(t, msgs, 4, "system, hi, the answer, the new prompt")
+	require.Equal(t, "Answer like a pirate.", msgs[0]["content"])
+	require.Equal(t, "and your style?", msgs[3]["content"])
+}
