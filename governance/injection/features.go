@@ -19,7 +19,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 3
+const FeatureVersion = 4
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -602,10 +602,18 @@ var signalREs = []struct {
 	// minAt ignores triggers in the first minAt bytes of the text.
 	minAt int
 }{
-	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|initial|original)\b[^.\n]{0,30}\b(?:instructions?|rules?|directions?|prompts?|guidelines?|context|constraints?|messages?|programming|policies|restrictions)\b`), 0},
+	// An override names what it drops: the verb, then qualifiers ("all the
+	// previous", "your system") with at most one other word ("the fucking
+	// rules"), then an instruction noun. "Ignore the typo in my
+	// previous message" or "ignore this warning" drops an object of the
+	// user's own, not the instructions. Weaker nouns (messages, context,
+	// conversation) count only after "all/any/everything ... previous". The
+	// phrase may be split across string literals ("a = 'ignore all prior'
+	// and b = ' instructions'").
+	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
-	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this) (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|api key|confidential)\b`), 0},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|developer mode|dev mode|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|god mode|aim\b|machiavellian)\b`), 0},
+	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this) (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|api key|confidential)\b|` + extractAbove), 0},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
@@ -640,6 +648,28 @@ var signalREs = []struct {
 	// which, ...", "on another note, ..."): only past the first 150 bytes.
 	{"topic_pivot", []string{"speaking of", "on another note", "on an unrelated note", "changing the subject", "unrelated", "oh", "by the way"}, regexp.MustCompile(`\bspeaking of (?:which|technology|that|[a-z]+),|\bby the way,? (?:ignore|forget|what (?:is|are|were) (?:the|your)|tell me (?:the|your)|print|reveal|show me)\b|\bon (?:another|an unrelated|a different) note\b|\bchanging the subject\b|\bunrelated,? but\b|\boh,? and (?:where|what|who|can|could|tell|also|by the way)\b`), 150},
 }
+
+// Building blocks of the English override, persona and extraction signals.
+const (
+	overrideVerbs = `(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)`
+	// overrideObject: one or more qualifiers, at most one other word among
+	// them, and the separator before the noun.
+	overrideObject    = `(?:(?:[ ,&]+` + overrideQualifier + `\b)+(?:[ ,&]+[a-z'-]+)?(?:[ ,&]+` + overrideQualifier + `\b)*|[ ,&]+[a-z'-]+(?:[ ,&]+` + overrideQualifier + `\b)+)[ ,&]+`
+	overrideNouns     = `(?:instructions?|rules?|directions?|directives?|prompts?|guidelines?|constraints?|programming|policies|restrictions)`
+	overrideQualifier = `(?:all|any|every|each|of|the|your|these|those|such|previous|previously|prior|above|earlier|preceding|system|initial|original|given|existing|current|other|old|default|safety|content|usual|programmed|built-in|[a-z])`
+	// personaMode: "developer mode" (dev, god) is a jailbreak persona only
+	// when the model is put in it ("simulate developer mode", "ChatGPT with
+	// Developer Mode enabled", "stay in developer mode", "you are in god
+	// mode", a "<GOD MODE>" tag), its output is asked for ("Developer Mode responses"), or it
+	// comes with dropped policies ("developer mode ... ignore content
+	// policies", "uncensored"). A question about the setting on a phone or
+	// browser is none of these.
+	personaMode = `[<\[] ?(?:developer|dev|god) mode ?[>\]]|\b(?:simulat(?:e|ed|es|ing)|stay(?:ing)? in|remain(?:ing)? in|act(?:ing)? in|(?:chatgpt|gpt(?:-?\d)?|ai|assistant|chatbot|bot|llm|you) (?:with|in)|you(?:'re| are)(?: now)? in)\b[^.\n]{0,12}\b(?:developer|dev|god) mode\b|\b(?:developer|dev|god) mode (?:outputs?|responses?|replies|answers)\b|\b(?:developer|dev|god) mode\b[^\n]{0,120}?\b(?:ignor(?:e|es|ed|ing)|polic(?:y|ies)|uncensored|unfiltered|no (?:restrictions|limits|rules|filters|guidelines)|censor(?:ed|ship)?|profanity|offensive|any kind of content|never refuses?)\b`
+	// extractAbove: verbatim reproduction of what precedes the message,
+	// the system prompt ("repeat the words above", "print everything
+	// above, starting with 'You are'").
+	extractAbove = `\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^.\n]{0,25}\b(?:text|words|content|contents|lines?|sentences?|everything|all|messages?|instructions|prompt)\b[^.\n]{0,25}\b(?:above|before this|preceding|prior to this|so far|verbatim)\b|\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^\n]{0,80}\b(?:starting|beginning) with\b[^a-z\n]{0,6}you are\b`
+)
 
 // Building blocks of the multilingual signals (Spanish, Portuguese, French,
 // German, Italian, Dutch, Polish, Turkish, Indonesian, Vietnamese, Russian,
