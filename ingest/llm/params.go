@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // ErrInvalidRequest is the type of a request an adapter refuses before
@@ -48,6 +49,12 @@ func IsDefault(param string, v json.RawMessage) bool {
 	for _, d := range defaults[param] {
 		if c == d {
 			return true
+		}
+		// Numbers by value: 0.00, -0 and 0e0 ask for the default 0 too.
+		if x, err := strconv.ParseFloat(c, 64); err == nil {
+			if y, err := strconv.ParseFloat(d, 64); err == nil && x == y {
+				return true
+			}
 		}
 	}
 	return false

@@ -74,6 +74,8 @@ func TestBodyParams(t *testing.T) {
 			wantErr: `parameter "response_format" is not supported by provider bedrock`},
 		{vendor: llm.Bedrock, name: "tool_choice none", req: llm.Request{Model: "m", Messages: msgs, Tools: tools, Extra: raw("tool_choice", `"none"`)},
 			wantErr: `parameter "tool_choice" is not supported by provider bedrock`},
+		{vendor: llm.Bedrock, name: "tool_choice none without tools asks for nothing", req: llm.Request{Model: "m", Messages: msgs, Extra: raw("tool_choice", `"none"`)},
+			want: `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`},
 		{vendor: llm.Bedrock, name: "seed", req: llm.Request{Model: "m", Messages: msgs, Extra: raw("seed", `7`)},
 			wantErr: `parameter "seed" is not supported by provider bedrock`},
 
@@ -110,5 +112,30 @@ func TestBodyParams(t *testing.T) {
 			require.NoError(t, err)
 			require.JSONEq(t, tt.want, string(b))
 		})
+	}
+}
+
+// TestIsDefault: a parameter at its OpenAI default asks for nothing,
+// however the number is spelled.
+func TestIsDefault(t *testing.T) {
+	tests := []struct {
+		param, v string
+		want     bool
+	}{
+		{"frequency_penalty", "0", true},
+		{"frequency_penalty", "0.00", true},
+		{"frequency_penalty", "-0", true},
+		{"presence_penalty", "0e0", true},
+		{"n", "1.0", true},
+		{"n", "2", false},
+		{"frequency_penalty", "0.5", false},
+		{"parallel_tool_calls", "true", true},
+		{"parallel_tool_calls", "false", false},
+		{"response_format", `{ "type" : "text" }`, true},
+		{"seed", "null", true},
+		{"seed", "0", false},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, llm.IsDefault(tt.param, json.RawMessage(tt.v)), "%s=%s", tt.param, tt.v)
 	}
 }

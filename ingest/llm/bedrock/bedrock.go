@@ -198,6 +198,7 @@ func params(w *wireRequest, ic map[string]any, req llm.Request) error {
 				break
 			}
 			switch {
+			case mode == "none" && w.ToolConfig == nil: // no tools: nothing to refrain from
 			case mode == "none":
 				return llm.Unsupported(llm.Bedrock, k, `Converse has no "none"`)
 			case w.ToolConfig == nil && mode != "auto":
