@@ -56,6 +56,12 @@ type proxyRequest struct {
 
 // text of an OpenAI message content: a string, or the text parts of an array.
 func contentText(raw json.RawMessage) string {
+	return contentTextJSON(raw)
+}
+
+// contentTextJSON is contentText with encoding/json, for what
+// contentTextFast leaves to it.
+func contentTextJSON(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -540,6 +546,12 @@ type proxyUsage struct {
 // chat.completion; false when raw is not one (not JSON, or a member of
 // another type).
 func completionText(raw []byte) ([]string, *proxyUsage, string, bool) {
+	return completionTextJSON(raw)
+}
+
+// completionTextJSON is completionText with encoding/json, for what
+// completionTextFast leaves to it.
+func completionTextJSON(raw []byte) ([]string, *proxyUsage, string, bool) {
 	var r struct {
 		Model   string `json:"model"`
 		Choices []struct {
