@@ -56,6 +56,9 @@ type proxyRequest struct {
 
 // text of an OpenAI message content: a string, or the text parts of an array.
 func contentText(raw json.RawMessage) string {
+	if s, ok := contentTextFast(raw); ok {
+		return s
+	}
 	return contentTextJSON(raw)
 }
 
@@ -177,7 +180,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if err != nil {
 		return reject(err)
 	}
-	if !utf8.Valid(body) || json.Unmarshal(body, &pr) != nil {
+	if !utf8.Valid(body) || !decodeProxyRequest(body, &pr) && json.Unmarshal(body, &pr) != nil {
 		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
 	}
 	if pr.Stream { // DESIGN.md 5: streaming downgrades the post-flight modes
@@ -546,6 +549,9 @@ type proxyUsage struct {
 // chat.completion; false when raw is not one (not JSON, or a member of
 // another type).
 func completionText(raw []byte) ([]string, *proxyUsage, string, bool) {
+	if contents, usage, model, ok := completionTextFast(raw); ok {
+		return contents, usage, model, true
+	}
 	return completionTextJSON(raw)
 }
 
