@@ -49,9 +49,11 @@ eval: build ## quality tables of the guardrails on $(DATASETS) (PII, secrets, in
 train-injection: ## retrain the embedded prompt-injection model from $(DATASETS) + the project corpus (deterministic)
 	$(GO) run ./cmd/train-injection -datasets $(DATASETS)
 
-fuzz: ## fuzz the Events decoder, the verify body decoder and the governance engine, a minute each
+fuzz: ## fuzz the Events decoder, the verify body and proxy decoders and the governance engine, a minute each
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeVerifyBody -fuzztime=60s ./ingest/httpapi
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeProxyRequest -fuzztime=60s ./ingest/httpapi
+	$(GO) test -run='^$$' -fuzz=FuzzCompletionText -fuzztime=60s ./ingest/httpapi
 	$(GO) test -run='^$$' -fuzz=FuzzVerify -fuzztime=60s ./governance
 
 vet: ## go vet, and gofmt -l (fails when a file is not formatted); CI runs it
