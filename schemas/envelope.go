@@ -762,6 +762,63 @@ func DecodeStringMembers(b []byte, set func(name []byte, v *string) bool) bool {
 	return d.i == len(d.b)
 }
 
+// JSONReader is this package's fast JSON decoder for other fast paths
+// that fall back to encoding/json on anything unusual (the proxy's request
+// and answer). Every method returns false for anything but the plain form
+// it reads; see DecodeStringMembers for what plain means (member names
+// without escapes or non-ASCII bytes; strings whose escapes and UTF-8
+// encoding/json would decode the same).
+type JSONReader struct{ d decoder }
+
+// NewJSONReader reads b from its start.
+func NewJSONReader(b []byte) JSONReader { return JSONReader{decoder{b: b}} }
+
+// Consume skips whitespace and then the byte c.
+func (r *JSONReader) Consume(c byte) bool { return r.d.consume(c) }
+
+// PeekNull skips whitespace and consumes a null literal if one is next.
+func (r *JSONReader) PeekNull() bool { return r.d.peekNull() }
+
+// Literal skips whitespace and consumes lit ("true", "false", "null") if it
+// is next.
+func (r *JSONReader) Literal(lit string) bool { r.d.ws(); return r.d.literal(lit) }
+
+// Next skips whitespace and returns the next byte without consuming it.
+func (r *JSONReader) Next() (byte, bool) {
+	r.d.ws()
+	if r.d.i >= len(r.d.b) {
+		return 0, false
+	}
+	return r.d.b[r.d.i], true
+}
+
+// Key reads the next member name of an object after n members, and its
+// colon, or reports done at the closing brace.
+func (r *JSONReader) Key(n int) (key []byte, done, ok bool) { return r.d.key(n) }
+
+// Str decodes a string.
+func (r *JSONReader) Str(dst *string) bool { return r.d.str(dst) }
+
+// Number steps over a number token, checked against the JSON grammar.
+func (r *JSONReader) Number() (tok []byte, integer bool) { return r.d.number() }
+
+// Value steps over one value, checked against the JSON grammar as
+// encoding/json's scanner checks it, and returns its bytes.
+func (r *JSONReader) Value() ([]byte, bool) {
+	r.d.ws()
+	start := r.d.i
+	if !r.d.skip(0) {
+		return nil, false
+	}
+	return r.d.b[start:r.d.i:r.d.i], true
+}
+
+// End reports whether only whitespace is left.
+func (r *JSONReader) End() bool {
+	r.d.ws()
+	return r.d.i == len(r.d.b)
+}
+
 // str decodes a JSON string. Escapes are decoded as encoding/json does;
 // invalid UTF-8 and lone surrogates (which it replaces by U+FFFD) are left to
 // it.
@@ -896,6 +953,14 @@ func intern(b []byte) string {
 	switch string(b) {
 	case "":
 		return ""
+	case "user": // message roles (JSONReader's callers)
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	case "tool":
+		return "tool"
 	case KindTrace:
 		return KindTrace
 	case KindSimpleEvent:

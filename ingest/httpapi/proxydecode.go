@@ -3,8 +3,8 @@ package httpapi
 import (
 	"slices"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/governance-gateway/gateway/schemas"
 )
 
 // Fast paths for the two JSON decodes of every proxied chat completion: the
@@ -28,97 +28,17 @@ import (
 //     that is not a non-negative integer of at most 18 digits;
 //   - a decoded string with invalid UTF-8 or a lone surrogate (encoding/json
 //     writes U+FFFD for those);
-//   - a JSON syntax error anywhere, nesting deeper than maxSkipDepth in an
+//   - a JSON syntax error anywhere, nesting deeper than 64 (schemas.JSONReader) in an
 //     ignored value, a top level that is not an object, trailing data.
 //
 // FuzzDecodeProxyRequest and FuzzCompletionText hold each to encoding/json's
 // result on every input it accepts.
 
-// jscan is a cursor over one JSON document. Every method returns false when
-// the input is anything but the plain form it understands; none returns
-// errors. It is schemas' envelope decoder (schemas.DecodeStringMembers) cut
-// down to what the proxy needs.
-type jscan struct {
-	b []byte
-	i int
-}
+// jscan reads one JSON document with schemas' fast decoder
+// (schemas.JSONReader), plus what the proxy's shapes need on top.
+type jscan struct{ schemas.JSONReader }
 
-func (d *jscan) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// consume skips whitespace and then the byte c.
-func (d *jscan) consume(c byte) bool {
-	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-// peekNull skips whitespace and consumes a null literal if one is next.
-func (d *jscan) peekNull() bool {
-	d.ws()
-	if len(d.b)-d.i >= 4 && string(d.b[d.i:d.i+4]) == "null" {
-		d.i += 4
-		return true
-	}
-	return false
-}
-
-// end reports whether only whitespace is left.
-func (d *jscan) end() bool {
-	d.ws()
-	return d.i == len(d.b)
-}
-
-// key reads the next member name of an object after n members, and its
-// colon, or reports done at the closing brace. Names with escapes or
-// non-ASCII bytes are refused.
-func (d *jscan) key(n int) (key []byte, done, ok bool) {
-	d.ws()
-	if d.i >= len(d.b) {
-		return nil, false, false
-	}
-	if d.b[d.i] == '}' {
-		d.i++
-		return nil, true, true
-	}
-	if n > 0 {
-		if d.b[d.i] != ',' {
-			return nil, false, false
-		}
-		d.i++
-		d.ws()
-	}
-	if d.i >= len(d.b) || d.b[d.i] != '"' {
-		return nil, false, false
-	}
-	start := d.i + 1
-	j := start
-	for ; j < len(d.b) && d.b[j] != '"'; j++ {
-		if c := d.b[j]; c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return nil, false, false
-		}
-	}
-	if j >= len(d.b) {
-		return nil, false, false
-	}
-	key = d.b[start:j]
-	d.i = j + 1
-	if !d.consume(':') {
-		return nil, false, false
-	}
-	return key, false, true
-}
+func newScan(b []byte) jscan { return jscan{schemas.NewJSONReader(b)} }
 
 // other steps over the value of a member that is none of names (which the
 // caller matched exactly): false when the name equals one of them without
@@ -129,7 +49,8 @@ func (d *jscan) other(key []byte, names ...string) bool {
 			return false
 		}
 	}
-	return d.skip(0)
+	_, ok := d.Value()
+	return ok
 }
 
 // foldEqual is bytes.EqualFold for an ASCII name.
@@ -164,223 +85,25 @@ func once(mask *uint8, bit uint) bool {
 // elem starts the next element of an array after n elements, or reports done
 // at its closing bracket.
 func (d *jscan) elem(n int) (done, ok bool) {
-	if d.consume(']') {
+	if d.Consume(']') {
 		return true, true
 	}
-	return false, n == 0 || d.consume(',')
+	return false, n == 0 || d.Consume(',')
 }
 
 // optStr decodes a string, or null, which leaves *dst as it is (as
 // encoding/json does).
 func (d *jscan) optStr(dst *string) bool {
-	return d.peekNull() || d.str(dst)
-}
-
-// str decodes a JSON string. Escapes are decoded as encoding/json does;
-// invalid UTF-8 and lone surrogates (which it replaces by U+FFFD) are
-// refused.
-func (d *jscan) str(dst *string) bool {
-	if !d.consume('"') {
-		return false
-	}
-	start := d.i
-	ascii := true
-	for ; d.i < len(d.b); d.i++ {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			s := d.b[start:d.i]
-			if !ascii && !utf8.Valid(s) {
-				return false
-			}
-			d.i++
-			*dst = internRole(s)
-			return true
-		case c == '\\':
-			return d.strEscaped(dst, start, ascii)
-		case c < 0x20:
-			return false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return false
-}
-
-// strEscaped finishes str for a string with escapes; d.i is at the first
-// backslash.
-func (d *jscan) strEscaped(dst *string, start int, ascii bool) bool {
-	if !ascii && !utf8.Valid(d.b[start:d.i]) {
-		return false
-	}
-	out := make([]byte, 0, d.i-start+64)
-	out = append(out, d.b[start:d.i]...)
-	plain := d.i // start of the current run of unescaped bytes
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			run := d.b[plain:d.i]
-			if !utf8.Valid(run) {
-				return false
-			}
-			out = append(out, run...)
-			d.i++
-			*dst = string(out)
-			return true
-		case c == '\\':
-			run := d.b[plain:d.i]
-			if !utf8.Valid(run) {
-				return false
-			}
-			out = append(out, run...)
-			if d.i+1 >= len(d.b) {
-				return false
-			}
-			switch e := d.b[d.i+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(d.b[d.i+2:])
-				if !ok {
-					return false
-				}
-				if utf16.IsSurrogate(r) {
-					if len(d.b)-d.i < 12 || d.b[d.i+6] != '\\' || d.b[d.i+7] != 'u' {
-						return false
-					}
-					r2, ok := hex4(d.b[d.i+8:])
-					if !ok {
-						return false
-					}
-					if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
-						return false
-					}
-					d.i += 6
-				}
-				out = utf8.AppendRune(out, r)
-				d.i += 4
-			default:
-				return false
-			}
-			d.i += 2
-			plain = d.i
-		case c < 0x20:
-			return false
-		default:
-			d.i++
-		}
-	}
-	return false
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
-
-// internRole returns the message roles (and the empty string) without
-// allocating.
-func internRole(b []byte) string {
-	switch string(b) {
-	case "":
-		return ""
-	case "user":
-		return "user"
-	case "assistant":
-		return "assistant"
-	case "system":
-		return "system"
-	case "tool":
-		return "tool"
-	case "developer":
-		return "developer"
-	}
-	return string(b)
-}
-
-// number steps over the next JSON number token, checked against the JSON
-// grammar, and returns it.
-func (d *jscan) number() (tok []byte, integer bool) {
-	d.ws()
-	start, i := d.i, d.i
-	b := d.b
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return nil, false
-	}
-	integer = true
-	if i < len(b) && b[i] == '.' {
-		integer = false
-		i++
-		j := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return nil, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integer = false
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return nil, false
-		}
-	}
-	d.i = i
-	return b[start:i], integer
+	return d.PeekNull() || d.Str(dst)
 }
 
 // count decodes a token count: null (which leaves *dst as it is) or a
 // non-negative integer of at most 18 digits, which fits an int64.
 func (d *jscan) count(dst *int64) bool {
-	if d.peekNull() {
+	if d.PeekNull() {
 		return true
 	}
-	tok, integer := d.number()
+	tok, integer := d.Number()
 	if !integer || tok[0] == '-' || len(tok) > 18 {
 		return false
 	}
@@ -392,98 +115,6 @@ func (d *jscan) count(dst *int64) bool {
 	return true
 }
 
-// maxSkipDepth bounds the nesting skip follows; deeper values go to
-// encoding/json (whose own limit is 10000).
-const maxSkipDepth = 64
-
-// skip steps over one JSON value, checking the JSON grammar as encoding/json's
-// scanner does (string contents only for escapes and control bytes: the
-// scanner accepts any other byte, invalid UTF-8 included).
-func (d *jscan) skip(depth int) bool {
-	if depth > maxSkipDepth {
-		return false
-	}
-	d.ws()
-	if d.i >= len(d.b) {
-		return false
-	}
-	switch d.b[d.i] {
-	case '{':
-		d.i++
-		for n := 0; ; n++ {
-			if d.consume('}') {
-				return true
-			}
-			if n > 0 && !d.consume(',') {
-				return false
-			}
-			d.ws()
-			if d.i >= len(d.b) || d.b[d.i] != '"' || !d.skipString() || !d.consume(':') || !d.skip(depth+1) {
-				return false
-			}
-		}
-	case '[':
-		d.i++
-		for n := 0; ; n++ {
-			done, ok := d.elem(n)
-			if done || !ok {
-				return ok
-			}
-			if !d.skip(depth + 1) {
-				return false
-			}
-		}
-	case '"':
-		return d.skipString()
-	case 't':
-		return d.literal("true")
-	case 'f':
-		return d.literal("false")
-	case 'n':
-		return d.literal("null")
-	default:
-		tok, _ := d.number()
-		return tok != nil
-	}
-}
-
-func (d *jscan) literal(lit string) bool {
-	if len(d.b)-d.i >= len(lit) && string(d.b[d.i:d.i+len(lit)]) == lit {
-		d.i += len(lit)
-		return true
-	}
-	return false
-}
-
-// skipString steps over a string token; d.i is at its opening quote.
-func (d *jscan) skipString() bool {
-	for d.i++; d.i < len(d.b); d.i++ {
-		switch c := d.b[d.i]; {
-		case c == '"':
-			d.i++
-			return true
-		case c == '\\':
-			if d.i+1 >= len(d.b) {
-				return false
-			}
-			switch d.b[d.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i++
-			case 'u':
-				if _, ok := hex4(d.b[d.i+2:]); !ok {
-					return false
-				}
-				d.i += 5
-			default:
-				return false
-			}
-		case c < 0x20:
-			return false
-		}
-	}
-	return false
-}
-
 // decodeProxyRequest is json.Unmarshal(body, pr) for the usual
 // chat-completions request, into the zero *pr; false (and *pr untouched) for
 // anything else, which the caller then decodes with encoding/json. Each
@@ -491,13 +122,13 @@ func (d *jscan) skipString() bool {
 // would copy them (body is not written to afterwards).
 func decodeProxyRequest(body []byte, pr *proxyRequest) bool {
 	var r proxyRequest
-	d := jscan{b: body}
-	if !d.consume('{') {
+	d := newScan(body)
+	if !d.Consume('{') {
 		return false
 	}
 	var mask uint8
 	for n := 0; ; n++ {
-		key, done, ok := d.key(n)
+		key, done, ok := d.Key(n)
 		if !ok {
 			return false
 		}
@@ -518,7 +149,7 @@ func decodeProxyRequest(body []byte, pr *proxyRequest) bool {
 			return false
 		}
 	}
-	if !d.end() {
+	if !d.End() {
 		return false
 	}
 	*pr = r
@@ -526,23 +157,22 @@ func decodeProxyRequest(body []byte, pr *proxyRequest) bool {
 }
 
 func (d *jscan) optBool(dst *bool) bool {
-	d.ws()
 	switch {
-	case d.literal("true"):
+	case d.Literal("true"):
 		*dst = true
-	case d.literal("false"):
+	case d.Literal("false"):
 		*dst = false
 	default:
-		return d.literal("null")
+		return d.Literal("null")
 	}
 	return true
 }
 
 func (d *jscan) messages(r *proxyRequest) bool {
-	if d.peekNull() {
+	if d.PeekNull() {
 		return true
 	}
-	if !d.consume('[') {
+	if !d.Consume('[') {
 		return false
 	}
 	r.Messages = slices.Grow(r.Messages, 4) // [] is an empty, non-nil slice
@@ -553,15 +183,15 @@ func (d *jscan) messages(r *proxyRequest) bool {
 		}
 		msgs, m := grow(r.Messages)
 		r.Messages = msgs
-		if d.peekNull() { // a null element is a zero message
+		if d.PeekNull() { // a null element is a zero message
 			continue
 		}
-		if !d.consume('{') {
+		if !d.Consume('{') {
 			return false
 		}
 		var mask uint8
 		for k := 0; ; k++ {
-			key, done, ok := d.key(k)
+			key, done, ok := d.Key(k)
 			if !ok {
 				return false
 			}
@@ -574,10 +204,7 @@ func (d *jscan) messages(r *proxyRequest) bool {
 			case "content":
 				ok = once(&mask, 1)
 				if ok {
-					d.ws()
-					start := d.i
-					ok = d.skip(0)
-					m.Content = d.b[start:d.i:d.i]
+					m.Content, ok = d.Value()
 				}
 			default:
 				ok = d.other(key, "role", "content")
@@ -600,22 +227,19 @@ func grow[T any](s []T) ([]T, *T) {
 // array of part objects (null parts included) whose type and text are
 // strings or null; false for anything else.
 func contentTextFast(raw []byte) (string, bool) {
-	d := jscan{b: raw}
-	d.ws()
-	if d.i >= len(raw) {
+	d := newScan(raw)
+	c, ok := d.Next()
+	switch {
+	case !ok:
 		return "", false
-	}
-	switch raw[d.i] {
-	case '"':
+	case c == '"':
 		var s string
-		return s, d.str(&s) && d.end()
-	case 'n':
-		return "", d.literal("null") && d.end()
-	case '[':
-	default:
+		return s, d.Str(&s) && d.End()
+	case c == 'n':
+		return "", d.Literal("null") && d.End()
+	case !d.Consume('['):
 		return "", false
 	}
-	d.i++
 	var text string
 	var b *strings.Builder // from the second text part on
 	for n := 0; ; n++ {
@@ -626,16 +250,16 @@ func contentTextFast(raw []byte) (string, bool) {
 		if done {
 			break
 		}
-		if d.peekNull() {
+		if d.PeekNull() {
 			continue
 		}
-		if !d.consume('{') {
+		if !d.Consume('{') {
 			return "", false
 		}
 		var typ, txt string
 		var mask uint8
 		for k := 0; ; k++ {
-			key, done, ok := d.key(k)
+			key, done, ok := d.Key(k)
 			if !ok {
 				return "", false
 			}
@@ -666,7 +290,7 @@ func contentTextFast(raw []byte) (string, bool) {
 			b.WriteString(txt)
 		}
 	}
-	if !d.end() {
+	if !d.End() {
 		return "", false
 	}
 	if b != nil {
@@ -678,14 +302,14 @@ func contentTextFast(raw []byte) (string, bool) {
 // completionTextFast is completionText for the usual chat.completion; false
 // for anything it is not certain encoding/json reads the same way.
 func completionTextFast(raw []byte) (contents []string, usage *proxyUsage, model string, ok bool) {
-	d := jscan{b: raw}
-	if !d.consume('{') {
+	d := newScan(raw)
+	if !d.Consume('{') {
 		return nil, nil, "", false
 	}
 	contents = []string{} // never nil, as completionText's make
 	var mask uint8
 	for n := 0; ; n++ {
-		key, done, ok := d.key(n)
+		key, done, ok := d.Key(n)
 		if !ok {
 			return nil, nil, "", false
 		}
@@ -706,7 +330,7 @@ func completionTextFast(raw []byte) (contents []string, usage *proxyUsage, model
 			return nil, nil, "", false
 		}
 	}
-	if !d.end() {
+	if !d.End() {
 		return nil, nil, "", false
 	}
 	return contents, usage, model, true
@@ -714,10 +338,10 @@ func completionTextFast(raw []byte) (contents []string, usage *proxyUsage, model
 
 // choices appends the message content of each choice ("" for none or null).
 func (d *jscan) choices(contents *[]string) bool {
-	if d.peekNull() {
+	if d.PeekNull() {
 		return true
 	}
-	if !d.consume('[') {
+	if !d.Consume('[') {
 		return false
 	}
 	for n := 0; ; n++ {
@@ -726,7 +350,7 @@ func (d *jscan) choices(contents *[]string) bool {
 			return ok
 		}
 		var content string
-		if !d.peekNull() && !d.choice(&content) {
+		if !d.PeekNull() && !d.choice(&content) {
 			return false
 		}
 		*contents = append(*contents, content)
@@ -734,12 +358,12 @@ func (d *jscan) choices(contents *[]string) bool {
 }
 
 func (d *jscan) choice(content *string) bool {
-	if !d.consume('{') {
+	if !d.Consume('{') {
 		return false
 	}
 	var mask uint8
 	for n := 0; ; n++ {
-		key, done, ok := d.key(n)
+		key, done, ok := d.Key(n)
 		if !ok {
 			return false
 		}
@@ -747,7 +371,7 @@ func (d *jscan) choice(content *string) bool {
 			return true
 		}
 		if string(key) == "message" {
-			ok = once(&mask, 0) && (d.peekNull() || d.message(content))
+			ok = once(&mask, 0) && (d.PeekNull() || d.message(content))
 		} else {
 			ok = d.other(key, "message")
 		}
@@ -758,12 +382,12 @@ func (d *jscan) choice(content *string) bool {
 }
 
 func (d *jscan) message(content *string) bool {
-	if !d.consume('{') {
+	if !d.Consume('{') {
 		return false
 	}
 	var mask uint8
 	for n := 0; ; n++ {
-		key, done, ok := d.key(n)
+		key, done, ok := d.Key(n)
 		if !ok {
 			return false
 		}
@@ -782,16 +406,16 @@ func (d *jscan) message(content *string) bool {
 }
 
 func (d *jscan) usage(dst **proxyUsage) bool {
-	if d.peekNull() {
+	if d.PeekNull() {
 		return true
 	}
-	if !d.consume('{') {
+	if !d.Consume('{') {
 		return false
 	}
 	u := &proxyUsage{}
 	var mask uint8
 	for n := 0; ; n++ {
-		key, done, ok := d.key(n)
+		key, done, ok := d.Key(n)
 		if !ok {
 			return false
 		}
