@@ -114,6 +114,76 @@ func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted
 	return edits
 }
 
+// redactedAsJudged: in the edited body, the user messages at idx leave
+// nothing more for the policy to redact. Each text part is redacted on its
+// own (contentEdits), so an entity spanning two parts would otherwise go
+// out whole while the trace says rewritten.
+func redactedAsJudged(pol *governance.Compiled, body []byte, idx []int) bool {
+	var pr proxyRequest
+	if json.Unmarshal(body, &pr) != nil {
+		return false
+	}
+	for _, i := range idx {
+		if i < 0 || i >= len(pr.Messages) {
+			continue
+		}
+		text := contentText(pr.Messages[i].Content)
+		if pol.Verify(governance.Input{Prompt: text}).Prompt != text {
+			return false
+		}
+	}
+	return true
+}
+
+// foldedDuplicateKeys reports whether an object anywhere in body has two
+// member names equal under Unicode case folding (or equal): encoding/json
+// keeps the last of them, another reader may keep another.
+func foldedDuplicateKeys(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	type frame struct {
+		object bool
+		keys   []string
+		key    bool // the next string token is a member name
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false // io.EOF, or a syntax error encoding/json already refused
+		}
+		top := len(stack) - 1
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				stack = append(stack, frame{object: true, key: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:top]
+				if top > 0 && stack[top-1].object {
+					stack[top-1].key = true
+				}
+			}
+			continue
+		}
+		if top < 0 || !stack[top].object {
+			continue
+		}
+		f := &stack[top]
+		if f.key {
+			name := tok.(string)
+			for _, k := range f.keys {
+				if strings.EqualFold(k, name) {
+					return true
+				}
+			}
+			f.keys, f.key = append(f.keys, name), false
+			continue
+		}
+		f.key = true // a scalar member value
+	}
+}
+
 // proxyHealth is GET /v1/chat/completions/health (no auth, no upstream call).
 func (s *Server) proxyHealth(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": s.cfg.UpstreamURL,
@@ -180,8 +250,15 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if err != nil {
 		return reject(err)
 	}
-	if !utf8.Valid(body) || !decodeProxyRequest(body, &pr) && json.Unmarshal(body, &pr) != nil {
+	fast := utf8.Valid(body) && decodeProxyRequest(body, &pr)
+	if !fast && (!utf8.Valid(body) || json.Unmarshal(body, &pr) != nil) {
 		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
+	}
+	if !fast && mode != modeObserve && foldedDuplicateKeys(body) {
+		// encoding/json reads {"content":"…","Content":"…"} as the last
+		// member, the upstream as the exact one: the gateway would judge
+		// one text and forward another.
+		return reject(fail(http.StatusBadRequest, "the body has member names that differ only in case (or repeat): the gateway cannot judge what the upstream would read"))
 	}
 	if pr.Stream { // DESIGN.md 5: streaming downgrades the post-flight modes
 		switch mode {
@@ -259,7 +336,9 @@ func (s *Server) proxyChat(c echo.Context) error {
 			for k, v := range redacted {
 				edits = append(edits, contentEdits(pol, pr.Messages[earlierIdx[k]].Content, earlierIdx[k], v)...)
 			}
-			if out, ok := applyJSONEdits(body, edits); ok && len(edits) > 0 {
+			out, ok := applyJSONEdits(body, edits)
+			ok = ok && len(edits) > 0 && redactedAsJudged(pol, out, append([]int{promptIdx}, earlierIdx...))
+			if ok {
 				body = out
 				tr.Status, tr.FinalDecision = schemas.StatusRewritten, string(governance.ActionRewrite)
 			} else { // never forward what the policy redacts unredacted
@@ -479,12 +558,10 @@ func (s *Server) writeUpstream(c echo.Context, up *http.Response, raw []byte) er
 	if ct == "" {
 		ct = "application/json"
 	}
-	// An upstream timeout near or above the server's WriteTimeout must not
-	// cut the answer the gateway waited for (below it, the deadline set when
-	// the request was read still leaves room: no extra deadline per answer).
-	if s.cfg.UpstreamTimeout+10*time.Second > s.cfg.WriteTimeout {
-		extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
-	}
+	// The server's write deadline runs from the request's headers: a slow
+	// upload plus the upstream's time must not cut the answer the gateway
+	// waited (and the client paid) for.
+	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 	return c.Blob(up.StatusCode, ct, raw)
 }
 
@@ -495,6 +572,12 @@ func (s *Server) writeUpstream(c echo.Context, up *http.Response, raw []byte) er
 var notPassedBack = map[string]bool{
 	"Connection": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
 	"Upgrade": true, "Content-Length": true, "Set-Cookie": true, "Alt-Svc": true,
+	// Set by the gateway itself: one Content-Type (echo adds none over an
+	// existing one), and X-Upstream-Request-Id from the upstream's X-Request-Id.
+	"Content-Type": true, "X-Upstream-Request-Id": true,
+	// Policies of the upstream's origin, not of the gateway's (whose console
+	// shares it): transport security, cross-origin access, data clearing.
+	"Strict-Transport-Security": true, "Clear-Site-Data": true,
 }
 
 // copyUpstreamHeaders passes the upstream's response headers on (spec 4.1:
@@ -518,7 +601,7 @@ func copyUpstreamHeaders(dst http.Header, up *http.Response) {
 	}
 	for k, v := range up.Header {
 		switch {
-		case notPassedBack[k] || named[k] || strings.HasPrefix(k, "Proxy-"):
+		case notPassedBack[k] || named[k] || strings.HasPrefix(k, "Proxy-") || strings.HasPrefix(k, "Access-Control-"):
 		case k == "Content-Encoding" && up.Uncompressed:
 			// The transport decoded the body: the bytes are not so encoded.
 		case k == echo.HeaderXRequestID:
