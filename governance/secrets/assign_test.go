@@ -3,6 +3,7 @@ package secrets
 import (
 	"math/rand"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -127,7 +128,7 @@ func TestIdentMatchesEqualsFindAll(t *testing.T) {
 		}
 		for _, ir := range irs {
 			want := ir.re.FindAllStringSubmatchIndex(text, -1)
-			got := identMatches(text, ir.anchor, ir.gates, ir.need, nil)
+			got := identMatches(text, ir.re, ir.anchor, ir.gates, ir.need, nil)
 			require.Equal(t, want, got, "iter %d rule %s text %q", iter, ir.name, text)
 		}
 	}
@@ -144,4 +145,45 @@ func longestIdentRun(text string) int {
 		}
 	}
 	return best
+}
+
+// TestIdentRulesStaySmall: the identifier rules run over every run of value
+// bytes after a keyword, and RE2 carries one thread per program step: a
+// counted repetition such as {8,200} is one step per count ("pwd=pwd=…"
+// took 5.7 s per MiB with it). Their value lengths are bounded in Scan.
+func TestIdentRulesStaySmall(t *testing.T) {
+	res := []*regexp.Regexp{highEntropyRE}
+	for _, r := range rules {
+		if r.ident {
+			res = append(res, r.re)
+		}
+	}
+	for _, re := range res {
+		parsed, err := syntax.Parse(re.String(), syntax.Perl)
+		require.NoError(t, err)
+		prog, err := syntax.Compile(parsed.Simplify())
+		require.NoError(t, err)
+		require.Less(t, len(prog.Inst), 500, "%s", re) // high_entropy, the largest, is 407
+	}
+}
+
+// TestIdentMatchesBudget: past its budget of anchored runs, identMatches
+// answers with the full pattern's matches, the same as on any other text.
+func TestIdentMatchesBudget(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("pwd=", 4096),
+		strings.Repeat("password: x ", 2048) + "db_password = Tr0ub4dor3xK9qZ\n",
+		strings.Repeat("api_key: ", 2048) + "API_KEY=a8f3k2j9x7q1m4n6b5v0c8z2l7p3r9t1",
+	} {
+		require.Greater(t, strings.Count(text, "p")+strings.Count(text, "k"), identRunBudget(len(text)))
+		for _, r := range rules {
+			if r.ident {
+				require.Equal(t, r.re.FindAllStringSubmatchIndex(text, -1), identMatches(text, r.re, r.anchored, r.gates, r.need, nil), r.id)
+			}
+		}
+		require.Equal(t, highEntropyRE.FindAllStringSubmatchIndex(text, -1),
+			identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, needValue, nil))
+	}
+	hits := New().Scan(strings.Repeat("password: x ", 2048)+"db_password = Tr0ub4dor3xK9qZ\n", nil)
+	require.Len(t, hits, 1, "the secret after the flood is found")
 }

@@ -39,6 +39,12 @@ type rule struct {
 	// unquoted marks an assignment whose value is not quoted: it must mix
 	// letters and digits and not be a reference ($VAR, a URL).
 	unquoted bool
+	// maxRunes bounds the value's length (0: none). The pattern leaves it
+	// open ({8,}, not {8,200}): a counted repetition compiles to one
+	// program step per count, and RE2 then carries up to 200 threads over
+	// every run of value bytes ("pwd=pwd=…" cost 1.5 s per MiB); a longer
+	// value is dropped here instead.
+	maxRunes int
 	// ident marks a pattern `(?i)\b` + identKeyword(...) + ...: it runs
 	// through identMatches, from the identifiers holding a gate.
 	ident    bool
@@ -69,11 +75,11 @@ var rules = []rule{
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
 	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: needAssign,
-		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,200})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0},
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
 	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: needAssign,
-		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,200})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true},
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
 }
 
 // Credential keywords (regexps). In the assignment rules the keyword ends
@@ -146,7 +152,15 @@ const maxIdent = 256
 // match's end: the prefix of identKeyword takes in any later start in the
 // same run, so that boundary is where leftmost-first search would start it.
 // Gates are found case-folded as (?i) folds (the Kelvin sign is a k).
-func identMatches(text string, anchored *regexp.Regexp, gates []string, need needKind, dst [][]int) [][]int {
+//
+// When the text holds so many gates that the anchored runs would cost more
+// than one pass of full (the unanchored rule pattern) over the whole text
+// ("pwd=pwd=pwd=…": each gate a new identifier, each run reading its
+// window), identMatches returns full's own matches instead: the same
+// matches, plus those in runs longer than maxIdent.
+func identMatches(text string, full, anchored *regexp.Regexp, gates []string, need needKind, dst [][]int) [][]int {
+	n0 := len(dst)
+	budget := identRunBudget(len(text))
 	last := 0      // end of the previous match
 	run := 0       // start of the run of identifier bytes holding text[i]
 	tried := -1    // the last start tried
@@ -196,6 +210,9 @@ func identMatches(text string, anchored *regexp.Regexp, gates []string, need nee
 				continue
 			}
 			tried = st
+			if budget--; budget < 0 {
+				return append(dst[:n0], full.FindAllStringSubmatchIndex(text, -1)...)
+			}
 			end := min(len(text), runEnd+identWindow)
 			m := anchored.FindStringSubmatchIndex(text[st:end])
 			if m != nil && m[1] == end-st && end < len(text) {
@@ -217,6 +234,12 @@ func identMatches(text string, anchored *regexp.Regexp, gates []string, need nee
 	}
 	return dst
 }
+
+// identRunBudget is how many anchored runs identMatches makes on a text of
+// n bytes before one pass of the full pattern is cheaper: a run reads up to
+// identWindow bytes past its identifier, so about n/identWindow runs read
+// as much as the full pass; real text has a handful of gates.
+func identRunBudget(n int) int { return 64 + n/identWindow }
 
 // needKind is what must follow an identifier rule's keyword for the
 // regexp to have a chance: a cheap test that skips most keywords in prose
@@ -491,7 +514,7 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 		var ms [][]int
 		if r.ident {
-			ms = identMatches(text, r.anchored, r.gates, r.need, nil)
+			ms = identMatches(text, r.re, r.anchored, r.gates, r.need, nil)
 		} else {
 			ms = r.re.FindAllStringSubmatchIndex(text, -1)
 		}
@@ -504,14 +527,14 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) {
 				continue
 			}
-			if r.unquoted && !plainValue(v) {
+			if r.unquoted && !plainValue(v) || r.maxRunes > 0 && utf8.RuneCountInString(v) > r.maxRunes {
 				continue
 			}
 			dst = addHit(dst, n0, "secrets."+r.id, r.sev, r.conf, st, en)
 		}
 	}
 	if open[len(rules)] {
-		for _, m := range identMatches(text, highEntropyAnchored, highEntropyGate.gates, needValue, nil) {
+		for _, m := range identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, needValue, nil) {
 			st, en := m[2], m[3]
 			v := text[st:en]
 			if isHex(v) {
