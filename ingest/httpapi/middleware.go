@@ -117,7 +117,17 @@ func validRequestHeaderID(id string) bool {
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		done := false
+		defer func() {
+			if !done {
+				// An aborted response (http.ErrAbortHandler, re-panicked by
+				// recover: a proxied stream the upstream broke) still counts
+				// in the duration metric; its handler logged the abort.
+				s.metrics.duration.WithLabelValues(c.Request().Method, c.Path(), "aborted").Observe(time.Since(start).Seconds())
+			}
+		}()
 		err := next(c)
+		done = true
 		if err != nil {
 			c.Error(err)
 		}

@@ -661,6 +661,10 @@ func TestProxyBadUpstream(t *testing.T) {
 			require.Equal(t, http.StatusOK, res.StatusCode)
 			if tc.broken {
 				require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the client must see the stream broken")
+				require.Eventually(t, func() bool {
+					return strings.Contains(string(ps.env.do("GET", "/metrics", nil).Body),
+						`gateway_http_request_duration_seconds_count{code="aborted",method="POST",route="/v1/chat/completions"} 1`)
+				}, 5*time.Second, 10*time.Millisecond, "an aborted response still counts in the duration metric")
 			} else {
 				require.NoError(t, err, "a clean end is passed on as it came")
 			}
