@@ -357,31 +357,19 @@ func (d *jscan) choices(contents *[]string) bool {
 	}
 }
 
+// choice reads a choice object: only its message matters.
 func (d *jscan) choice(content *string) bool {
-	if !d.Consume('{') {
-		return false
-	}
-	var mask uint8
-	for n := 0; ; n++ {
-		key, done, ok := d.Key(n)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if string(key) == "message" {
-			ok = once(&mask, 0) && (d.PeekNull() || d.message(content))
-		} else {
-			ok = d.other(key, "message")
-		}
-		if !ok {
-			return false
-		}
-	}
+	return d.oneMember("message", func() bool { return d.PeekNull() || d.message(content) })
 }
 
+// message reads a message object: only its content matters.
 func (d *jscan) message(content *string) bool {
+	return d.oneMember("content", func() bool { return d.optStr(content) })
+}
+
+// oneMember reads an object of which only the member name matters: read
+// decodes its value (once); every other member is stepped over.
+func (d *jscan) oneMember(name string, read func() bool) bool {
 	if !d.Consume('{') {
 		return false
 	}
@@ -394,10 +382,10 @@ func (d *jscan) message(content *string) bool {
 		if done {
 			return true
 		}
-		if string(key) == "content" {
-			ok = once(&mask, 0) && d.optStr(content)
+		if string(key) == name {
+			ok = once(&mask, 0) && read()
 		} else {
-			ok = d.other(key, "content")
+			ok = d.other(key, name)
 		}
 		if !ok {
 			return false
