@@ -123,33 +123,19 @@ func (d *jscan) count(dst *int64) bool {
 func decodeProxyRequest(body []byte, pr *proxyRequest) bool {
 	var r proxyRequest
 	d := newScan(body)
-	if !d.Consume('{') {
-		return false
-	}
 	var mask uint8
-	for n := 0; ; n++ {
-		key, done, ok := d.Key(n)
-		if !ok {
-			return false
-		}
-		if done {
-			break
-		}
+	ok := d.object(func(key []byte) bool {
 		switch string(key) {
 		case "model":
-			ok = once(&mask, 0) && d.optStr(&r.Model)
+			return once(&mask, 0) && d.optStr(&r.Model)
 		case "stream":
-			ok = once(&mask, 1) && d.optBool(&r.Stream)
+			return once(&mask, 1) && d.optBool(&r.Stream)
 		case "messages":
-			ok = once(&mask, 2) && d.messages(&r)
-		default:
-			ok = d.other(key, "model", "stream", "messages")
+			return once(&mask, 2) && d.messages(&r)
 		}
-		if !ok {
-			return false
-		}
-	}
-	if !d.End() {
+		return d.other(key, "model", "stream", "messages")
+	})
+	if !ok || !d.End() {
 		return false
 	}
 	*pr = r
@@ -186,32 +172,23 @@ func (d *jscan) messages(r *proxyRequest) bool {
 		if d.PeekNull() { // a null element is a zero message
 			continue
 		}
-		if !d.Consume('{') {
-			return false
-		}
 		var mask uint8
-		for k := 0; ; k++ {
-			key, done, ok := d.Key(k)
-			if !ok {
-				return false
-			}
-			if done {
-				break
-			}
+		ok = d.object(func(key []byte) bool {
 			switch string(key) {
 			case "role":
-				ok = once(&mask, 0) && d.optStr(&m.Role)
+				return once(&mask, 0) && d.optStr(&m.Role)
 			case "content":
-				ok = once(&mask, 1)
-				if ok {
-					m.Content, ok = d.Value()
+				if !once(&mask, 1) {
+					return false
 				}
-			default:
-				ok = d.other(key, "role", "content")
+				var ok bool
+				m.Content, ok = d.Value()
+				return ok
 			}
-			if !ok {
-				return false
-			}
+			return d.other(key, "role", "content")
+		})
+		if !ok {
+			return false
 		}
 	}
 }
@@ -253,30 +230,19 @@ func contentTextFast(raw []byte) (string, bool) {
 		if d.PeekNull() {
 			continue
 		}
-		if !d.Consume('{') {
-			return "", false
-		}
 		var typ, txt string
 		var mask uint8
-		for k := 0; ; k++ {
-			key, done, ok := d.Key(k)
-			if !ok {
-				return "", false
-			}
-			if done {
-				break
-			}
+		ok = d.object(func(key []byte) bool {
 			switch string(key) {
 			case "type":
-				ok = once(&mask, 0) && d.optStr(&typ)
+				return once(&mask, 0) && d.optStr(&typ)
 			case "text":
-				ok = once(&mask, 1) && d.optStr(&txt)
-			default:
-				ok = d.other(key, "type", "text")
+				return once(&mask, 1) && d.optStr(&txt)
 			}
-			if !ok {
-				return "", false
-			}
+			return d.other(key, "type", "text")
+		})
+		if !ok {
+			return "", false
 		}
 		switch {
 		case typ != "text":
@@ -303,34 +269,20 @@ func contentTextFast(raw []byte) (string, bool) {
 // for anything it is not certain encoding/json reads the same way.
 func completionTextFast(raw []byte) (contents []string, usage *proxyUsage, model string, ok bool) {
 	d := newScan(raw)
-	if !d.Consume('{') {
-		return nil, nil, "", false
-	}
 	contents = []string{} // never nil, as completionText's make
 	var mask uint8
-	for n := 0; ; n++ {
-		key, done, ok := d.Key(n)
-		if !ok {
-			return nil, nil, "", false
-		}
-		if done {
-			break
-		}
+	ok = d.object(func(key []byte) bool {
 		switch string(key) {
 		case "model":
-			ok = once(&mask, 0) && d.optStr(&model)
+			return once(&mask, 0) && d.optStr(&model)
 		case "choices":
-			ok = once(&mask, 1) && d.choices(&contents)
+			return once(&mask, 1) && d.choices(&contents)
 		case "usage":
-			ok = once(&mask, 2) && d.usage(&usage)
-		default:
-			ok = d.other(key, "model", "choices", "usage")
+			return once(&mask, 2) && d.usage(&usage)
 		}
-		if !ok {
-			return nil, nil, "", false
-		}
-	}
-	if !d.End() {
+		return d.other(key, "model", "choices", "usage")
+	})
+	if !ok || !d.End() {
 		return nil, nil, "", false
 	}
 	return contents, usage, model, true
@@ -357,6 +309,26 @@ func (d *jscan) choices(contents *[]string) bool {
 	}
 }
 
+// object reads an object, calling member with each name while the reader
+// is at its value; member's false ends the read with false.
+func (d *jscan) object(member func(key []byte) bool) bool {
+	if !d.Consume('{') {
+		return false
+	}
+	for n := 0; ; n++ {
+		key, done, ok := d.Key(n)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !member(key) {
+			return false
+		}
+	}
+}
+
 // choice reads a choice object: only its message matters.
 func (d *jscan) choice(content *string) bool {
 	return d.oneMember("message", func() bool { return d.PeekNull() || d.message(content) })
@@ -370,57 +342,32 @@ func (d *jscan) message(content *string) bool {
 // oneMember reads an object of which only the member name matters: read
 // decodes its value (once); every other member is stepped over.
 func (d *jscan) oneMember(name string, read func() bool) bool {
-	if !d.Consume('{') {
-		return false
-	}
 	var mask uint8
-	for n := 0; ; n++ {
-		key, done, ok := d.Key(n)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
+	return d.object(func(key []byte) bool {
 		if string(key) == name {
-			ok = once(&mask, 0) && read()
-		} else {
-			ok = d.other(key, name)
+			return once(&mask, 0) && read()
 		}
-		if !ok {
-			return false
-		}
-	}
+		return d.other(key, name)
+	})
 }
 
 func (d *jscan) usage(dst **proxyUsage) bool {
 	if d.PeekNull() {
 		return true
 	}
-	if !d.Consume('{') {
-		return false
-	}
 	u := &proxyUsage{}
 	var mask uint8
-	for n := 0; ; n++ {
-		key, done, ok := d.Key(n)
-		if !ok {
-			return false
-		}
-		if done {
-			break
-		}
+	ok := d.object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
-			ok = once(&mask, 0) && d.count(&u.PromptTokens)
+			return once(&mask, 0) && d.count(&u.PromptTokens)
 		case "completion_tokens":
-			ok = once(&mask, 1) && d.count(&u.CompletionTokens)
-		default:
-			ok = d.other(key, "prompt_tokens", "completion_tokens")
+			return once(&mask, 1) && d.count(&u.CompletionTokens)
 		}
-		if !ok {
-			return false
-		}
+		return d.other(key, "prompt_tokens", "completion_tokens")
+	})
+	if !ok {
+		return false
 	}
 	*dst = u
 	return true
