@@ -107,6 +107,16 @@ func TestChatSessionTurns(t *testing.T) {
 		require.Equal(t, "What is my name?", msgs[3]["content"])
 	})
 
+	t.Run("a streamed turn is stored too", func(t *testing.T) {
+		r := ce.chat(map[string]any{"session_id": "t-stream", "prompt": "My name is Grace.", "stream": true})
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		ok(map[string]any{"session_id": "t-stream", "prompt": "What is my name?"})
+		msgs := last()
+		require.Equal(t, "user,assistant,user", roles(msgs))
+		require.Equal(t, "My name is Grace.", msgs[0]["content"])
+		require.Equal(t, "You said: My name is Grace.", msgs[1]["content"])
+	})
+
 	t.Run("the delivered answer, not the withheld one", func(t *testing.T) {
 		ce.fake.Push(llmfake.Reply{Content: "Mail jane.doe@example.com"})
 		require.Equal(t, "rewrite", ok(map[string]any{"session_id": "t-2", "prompt": "contact?"})["governance"])
