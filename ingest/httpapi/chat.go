@@ -350,9 +350,21 @@ func (s *Server) postChat(c echo.Context) error {
 	// assistant turn: a prompt, a system and user message, tool results)
 	// continues the application's stored turns of that session.
 	var history []llm.Message
-	if req.SessionID != "" && !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return m.Role == "assistant" }) {
+	ownHistory := slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return m.Role == "assistant" })
+	if req.SessionID != "" && !ownHistory {
 		if history, err = s.sessionHistory(c.Request().Context(), app, req.SessionID); err != nil {
 			return reject(unavailable("cannot read the session's history right now; retry", err))
+		}
+	}
+	// A client that sends its whole conversation every turn (an OpenAI SDK
+	// with X-Session-Id) would store it whole every turn, quadratic in the
+	// conversation: when the stored history is the start of what it sent,
+	// only the rest is a new turn. Anything else (a redacted turn, a cut
+	// history, a read error) stores the whole conversation as before.
+	known := 0
+	if req.SessionID != "" && ownHistory {
+		if stored, err := s.sessionHistory(c.Request().Context(), app, req.SessionID); err == nil && isPrefix(stored, req.Messages) {
+			known = len(stored)
 		}
 	}
 	msgs := append(slices.Clone(history), req.Messages...)
@@ -448,7 +460,7 @@ func (s *Server) postChat(c echo.Context) error {
 
 	llmReq := llm.Request{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
 		Tools: req.Tools, ResponseFormat: req.ResponseFormat, Extra: req.Extra}
-	turn := sessionTurn{messages: newMsgs, full: len(history) == 0 && len(req.Messages) > 0}
+	turn := sessionTurn{messages: newMsgs[known:], full: len(history) == 0 && len(req.Messages) > 0 && known == 0}
 	if req.Stream {
 		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, groundText, turn)
 	}
@@ -823,6 +835,20 @@ func (s *Server) credentials(app query.App, provider string) (llm.Credentials, e
 		return llm.Credentials{}, &apiError{status: http.StatusInternalServerError, msg: "the application's LLM key cannot be opened (GATEWAY_MASTER_KEY changed?)", cause: err}
 	}
 	return llm.Credentials{APIKey: string(key)}, nil
+}
+
+// isPrefix: the messages of stored start msgs, the same in every field.
+func isPrefix(stored, msgs []llm.Message) bool {
+	if len(stored) == 0 || len(stored) >= len(msgs) {
+		return false
+	}
+	for i, m := range stored {
+		c := msgs[i]
+		if m.Role != c.Role || m.Content != c.Content || m.Name != c.Name || m.ToolCallID != c.ToolCallID || !bytes.Equal(m.ToolCalls, c.ToolCalls) {
+			return false
+		}
+	}
+	return true
 }
 
 // sessionTurn is a request's turn for the session's stored history: the

@@ -157,6 +157,25 @@ func TestChatSessionTurns(t *testing.T) {
 		require.Equal(t, "two", msgs[2]["content"])
 	})
 
+	t.Run("a client sending its whole conversation each turn stores only what is new", func(t *testing.T) {
+		ok(map[string]any{"session_id": "t-inc", "messages": []any{map[string]any{"role": "user", "content": "A"}}})
+		ok(map[string]any{"session_id": "t-inc", "messages": []any{
+			map[string]any{"role": "user", "content": "A"}, map[string]any{"role": "assistant", "content": "You said: A"},
+			map[string]any{"role": "user", "content": "B"}}})
+		rows, err := ce.store.SessionTurns(context.Background(), ce.acct.org, ce.app.ID, "t-inc", 50)
+		require.NoError(t, err)
+		require.Len(t, rows, 2)
+		var second storedTurn
+		require.NoError(t, json.Unmarshal(rows[1].Messages, &second))
+		require.False(t, second.Full)
+		require.Len(t, second.Messages, 2, "B and its answer, not the whole conversation again")
+		ok(map[string]any{"session_id": "t-inc", "prompt": "C"})
+		msgs := last()
+		require.Equal(t, "user,assistant,user,assistant,user", roles(msgs))
+		require.Equal(t, "A", msgs[0]["content"])
+		require.Equal(t, "B", msgs[2]["content"])
+	})
+
 	t.Run("history is bounded to the most recent turns", func(t *testing.T) {
 		ctx := context.Background()
 		start := time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC)
