@@ -3,8 +3,11 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -58,6 +61,40 @@ func IsDefault(param string, v json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// EachParam calls f with each parameter of extra, in name order, but for
+// those sent at their OpenAI default and the Ignored ones (unless keep
+// names them). An error of f that is not already an *Error (an
+// Unsupported parameter) becomes provider's 400 naming the parameter.
+func EachParam(provider string, extra map[string]json.RawMessage, keep map[string]bool, f func(k string, v json.RawMessage) error) error {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		v := extra[k]
+		if IsDefault(k, v) || Ignored[k] && !keep[k] {
+			continue
+		}
+		if err := f(k, v); err != nil {
+			var le *Error
+			if errors.As(err, &le) {
+				return le
+			}
+			return Invalid(provider, fmt.Errorf("%s: %w", k, err))
+		}
+	}
+	return nil
+}
+
+// RefuseResponseFormat is the error of a response_format for a provider
+// without a JSON mode (detail says so): nil when it is absent or "text",
+// an Invalid error when it cannot be read, else Unsupported.
+func RefuseResponseFormat(provider string, rf json.RawMessage, detail string) error {
+	if len(rf) == 0 || IsDefault("response_format", rf) {
+		return nil
+	}
+	if _, _, err := ResponseFormat(rf); err != nil {
+		return Invalid(provider, err)
+	}
+	return Unsupported(provider, "response_format", detail)
 }
 
 // Stop reads OpenAI's stop: one string or an array of them.

@@ -11,12 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -160,43 +157,39 @@ func body(req llm.Request, stream bool) ([]byte, error) {
 // JSON response_format, seed, penalties, logprobs...) is an
 // llm.Unsupported error unless it is sent at its default.
 func params(w *wireRequest, req llm.Request) error {
-	if len(req.ResponseFormat) > 0 && !llm.IsDefault("response_format", req.ResponseFormat) {
-		if _, _, err := llm.ResponseFormat(req.ResponseFormat); err != nil {
-			return llm.Invalid(llm.Anthropic, err)
-		}
-		return llm.Unsupported(llm.Anthropic, "response_format", "the Messages API has no JSON mode")
+	if err := llm.RefuseResponseFormat(llm.Anthropic, req.ResponseFormat, "the Messages API has no JSON mode"); err != nil {
+		return err
 	}
 	choice, parallel := "", true
 	var name string
-	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
-		v := req.Extra[k]
+	err := llm.EachParam(llm.Anthropic, req.Extra, map[string]bool{"user": true}, func(k string, v json.RawMessage) error {
 		var err error
-		switch {
-		case k == "parallel_tool_calls":
+		switch k {
+		case "parallel_tool_calls":
 			err = json.Unmarshal(v, &parallel)
-		case llm.IsDefault(k, v) || llm.Ignored[k] && k != "user":
-		case k == "top_p":
+		case "top_p":
 			w.TopP = new(float64)
 			err = json.Unmarshal(v, w.TopP)
-		case k == "stop":
+		case "stop":
 			w.StopSeqs, err = llm.Stop(v)
-		case k == "tool_choice":
+		case "tool_choice":
 			choice, name, err = llm.ToolChoice(v)
-		case k == "user":
+		case "user":
 			var u string
 			if err = json.Unmarshal(v, &u); err == nil {
 				w.Metadata = map[string]string{"user_id": u}
 			}
-		case k == "max_completion_tokens":
+		case "max_completion_tokens":
 			if req.MaxTokens == nil {
 				err = json.Unmarshal(v, &w.MaxTokens)
 			}
 		default:
 			return llm.Unsupported(llm.Anthropic, k, "")
 		}
-		if err != nil {
-			return llm.Invalid(llm.Anthropic, fmt.Errorf("%s: %w", k, err))
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if len(w.Tools) == 0 {
 		if choice == "required" || choice == "function" {

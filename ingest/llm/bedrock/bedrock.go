@@ -9,12 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -167,17 +164,10 @@ func Body(req llm.Request) ([]byte, error) {
 // tool_choice none, parallel_tool_calls false, penalties...) is an
 // llm.Unsupported error unless it is sent at its default.
 func params(w *wireRequest, ic map[string]any, req llm.Request) error {
-	if len(req.ResponseFormat) > 0 && !llm.IsDefault("response_format", req.ResponseFormat) {
-		if _, _, err := llm.ResponseFormat(req.ResponseFormat); err != nil {
-			return llm.Invalid(llm.Bedrock, err)
-		}
-		return llm.Unsupported(llm.Bedrock, "response_format", "Converse has no JSON mode")
+	if err := llm.RefuseResponseFormat(llm.Bedrock, req.ResponseFormat, "Converse has no JSON mode"); err != nil {
+		return err
 	}
-	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
-		v := req.Extra[k]
-		if llm.IsDefault(k, v) || llm.Ignored[k] {
-			continue
-		}
+	return llm.EachParam(llm.Bedrock, req.Extra, nil, func(k string, v json.RawMessage) error {
 		var err error
 		switch k {
 		case "top_p":
@@ -214,11 +204,8 @@ func params(w *wireRequest, ic map[string]any, req llm.Request) error {
 		default:
 			return llm.Unsupported(llm.Bedrock, k, "")
 		}
-		if err != nil {
-			return llm.Invalid(llm.Bedrock, fmt.Errorf("%s: %w", k, err))
-		}
-	}
-	return nil
+		return err
+	})
 }
 
 var finish = map[string]string{"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",

@@ -20,11 +20,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -218,11 +216,7 @@ func params(gc map[string]any, hasTools bool, req llm.Request) (toolConfig map[s
 			gc["responseSchema"] = schema
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(req.Extra)) {
-		v := req.Extra[k]
-		if llm.IsDefault(k, v) || llm.Ignored[k] {
-			continue
-		}
+	err = llm.EachParam(llm.Vertex, req.Extra, nil, func(k string, v json.RawMessage) error {
 		var err error
 		switch k {
 		case "top_p", "seed", "frequency_penalty", "presence_penalty":
@@ -244,9 +238,9 @@ func params(gc map[string]any, hasTools bool, req llm.Request) (toolConfig map[s
 			}
 			if !hasTools {
 				if mode == "required" || mode == "function" {
-					return nil, llm.NeedsTools(llm.Vertex)
+					return llm.NeedsTools(llm.Vertex)
 				}
-				continue
+				return nil
 			}
 			fc := map[string]any{"mode": map[string]string{"auto": "AUTO", "none": "NONE", "required": "ANY", "function": "ANY"}[mode]}
 			if mode == "function" {
@@ -254,11 +248,12 @@ func params(gc map[string]any, hasTools bool, req llm.Request) (toolConfig map[s
 			}
 			toolConfig = map[string]any{"functionCallingConfig": fc}
 		default:
-			return nil, llm.Unsupported(llm.Vertex, k, "")
+			return llm.Unsupported(llm.Vertex, k, "")
 		}
-		if err != nil {
-			return nil, llm.Invalid(llm.Vertex, fmt.Errorf("%s: %w", k, err))
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return toolConfig, nil
 }
