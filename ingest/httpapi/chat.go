@@ -349,21 +349,24 @@ func (s *Server) postChat(c echo.Context) error {
 	// History: a request of a session that sends only new messages (no
 	// assistant turn: a prompt, a system and user message, tool results)
 	// continues the application's stored turns of that session.
-	var history []llm.Message
-	ownHistory := slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return m.Role == "assistant" })
-	if req.SessionID != "" && !ownHistory {
-		if history, err = s.sessionHistory(c.Request().Context(), app, req.SessionID); err != nil {
-			return reject(unavailable("cannot read the session's history right now; retry", err))
-		}
-	}
+	//
 	// A client that sends its whole conversation every turn (an OpenAI SDK
 	// with X-Session-Id) would store it whole every turn, quadratic in the
 	// conversation: when the stored history is the start of what it sent,
-	// only the rest is a new turn. Anything else (a redacted turn, a cut
-	// history, a read error) stores the whole conversation as before.
+	// only the rest (from known on) is a new turn. Anything else (a
+	// redacted turn, a cut history, a read error) stores the whole
+	// conversation as before.
+	var history []llm.Message
 	known := 0
-	if req.SessionID != "" && ownHistory {
-		if stored, err := s.sessionHistory(c.Request().Context(), app, req.SessionID); err == nil && isPrefix(stored, req.Messages) {
+	if req.SessionID != "" {
+		ownHistory := slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return m.Role == "assistant" })
+		stored, err := s.sessionHistory(c.Request().Context(), app, req.SessionID)
+		switch {
+		case !ownHistory && err != nil:
+			return reject(unavailable("cannot read the session's history right now; retry", err))
+		case !ownHistory:
+			history = stored
+		case err == nil && isPrefix(stored, req.Messages):
 			known = len(stored)
 		}
 	}
@@ -476,7 +479,7 @@ func (s *Server) postChat(c echo.Context) error {
 		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
 		switch {
 		case err != nil && attempt == 0:
-			return s.chatUpstreamError(c, app, tr, start, err, usage, nil)
+			return s.chatUpstreamError(c, app, tr, start, err)
 		case err != nil:
 			// A regenerate call failed. The withheld answer is still in
 			// hand: judged again without the regenerate option it is
@@ -800,17 +803,16 @@ func upstreamFailure(err error) (int, string, string) {
 	return http.StatusBadGateway, "the upstream LLM failed", llm.ErrNetwork
 }
 
-// chatUpstreamError answers an LLM failure with its status and records the
-// request as an error trace (best effort: the upstream error is the answer)
-// saying why ({error, http_status, error_type}), with the usage and cost of
-// the calls that did answer (cost nil: none did, or one has no price).
-func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Trace, start time.Time, err error, usage llm.Usage, cost *float64) error {
+// chatUpstreamError answers the failure of a request's first LLM call (a
+// failed regenerate call keeps the answer in hand instead) with its status
+// and records the request as an error trace (best effort: the upstream
+// error is the answer) saying why ({error, http_status, error_type}); no
+// call answered, so there is no usage to record.
+func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Trace, start time.Time, err error) error {
 	status, msg, typ := upstreamFailure(err)
 	finished := s.now()
 	lat := finished.Sub(start).Milliseconds()
 	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
-	tr.PromptTokens, tr.CompletionTokens, tr.CostUSD = usage.PromptTokens, usage.CompletionTokens, cost
-	tr.TotalTokens = tr.PromptTokens + tr.CompletionTokens
 	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "http_status": status, "error_type": typ})
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)

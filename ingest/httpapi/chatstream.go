@@ -184,7 +184,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string, turn sessionTurn) error {
 	stream, err := st.Stream(c.Request().Context(), req, cred)
 	if err != nil {
-		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err, llm.Usage{}, nil)
+		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err)
 	}
 	defer stream.Close()
 	out := &sse{w: c.Response()}
