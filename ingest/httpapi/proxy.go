@@ -85,6 +85,19 @@ func contentTextJSON(raw json.RawMessage) string {
 	return ""
 }
 
+// decodeRequest decodes a chat-completions request body: with the fast
+// path (fast true) or encoding/json; ok false for invalid UTF-8 or JSON
+// that is not such a request.
+func decodeRequest(body []byte, pr *proxyRequest) (fast, ok bool) {
+	if !utf8.Valid(body) {
+		return false, false
+	}
+	if decodeProxyRequest(body, pr) {
+		return true, true
+	}
+	return false, json.Unmarshal(body, pr) == nil
+}
+
 // contentEdits redacts message i's content in the request body: a string
 // content becomes redacted (the policy's redaction of its text); an array
 // of parts has each text part redacted on its own (the parts' text joined
@@ -120,7 +133,7 @@ func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted
 // out whole while the trace says rewritten.
 func redactedAsJudged(pol *governance.Compiled, body []byte, idx []int) bool {
 	var pr proxyRequest
-	if json.Unmarshal(body, &pr) != nil {
+	if _, ok := decodeRequest(body, &pr); !ok {
 		return false
 	}
 	for _, i := range idx {
@@ -250,8 +263,8 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if err != nil {
 		return reject(err)
 	}
-	fast := utf8.Valid(body) && decodeProxyRequest(body, &pr)
-	if !fast && (!utf8.Valid(body) || json.Unmarshal(body, &pr) != nil) {
+	fast, ok := decodeRequest(body, &pr)
+	if !ok {
 		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
 	}
 	if !fast && mode != modeObserve && foldedDuplicateKeys(body) {
@@ -719,11 +732,11 @@ func blockReason(d governance.Decision) string {
 // arrives, reading the usage and the answer text on the way for the trace.
 // Each upstream read waits at most Config.UpstreamTimeout, and each write
 // to the client gets Config.WriteTimeout from its start, so a stream lasts
-// as long as both sides keep up. A stream that does not end with the
-// upstream's [DONE] and a clean end of its body is traced as an error and
-// aborted: the client sees a broken response (an incomplete chunked body
-// on HTTP/1.1, a reset stream on HTTP/2), as it would from the upstream,
-// never a clean end.
+// as long as both sides keep up. A stream whose body breaks (or goes idle)
+// is traced as an error and aborted: the client sees a broken response (an
+// incomplete chunked body on HTTP/1.1, a reset stream on HTTP/2), as it
+// would from the upstream, never a clean end. One the upstream ends
+// cleanly without [DONE] is passed on as it came, its trace an error.
 func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up *http.Response, findings []governance.Finding, msgs []tokens.Message) error {
 	w := c.Response()
 	copyUpstreamHeaders(w.Header(), up)
