@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/governance-gateway/gateway/governance/scan"
 )
 
 // Dims is the number of hashed feature buckets of the model.
@@ -113,7 +115,7 @@ func normalizeSlow(s string) string {
 	inWord, fold := false, false
 	for i, r := range s {
 		switch {
-		case invisible(r):
+		case scan.Invisible(r):
 			continue
 		case unicode.IsControl(r) && r != '\n' && r != '\t':
 			b.WriteByte(' ')
@@ -135,13 +137,6 @@ func normalizeSlow(s string) string {
 	return collapseSpaced(b.String())
 }
 
-// invisible: zero-width characters, bidi controls, word joiners, BOM, tag
-// characters and soft hyphens.
-func invisible(r rune) bool {
-	return r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2060 && r <= 0x2064 ||
-		r == 0xFEFF || r >= 0xE0000 && r <= 0xE007F || r == 0x00AD
-}
-
 // foldWord reports whether the word at the start of s is disguised Latin:
 // it mixes Latin letters with look-alikes ("іgnore"), or every letter is a
 // look-alike ("ѕуѕ"). Genuine Cyrillic or Greek words ("игнорируй",
@@ -151,7 +146,7 @@ func foldWord(s string) bool {
 	latin, other := false, false
 	for _, r := range s {
 		switch {
-		case invisible(r), unicode.IsMark(r):
+		case scan.Invisible(r), unicode.IsMark(r):
 			continue
 		case !unicode.IsLetter(r):
 			return latin || !other

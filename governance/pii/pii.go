@@ -102,7 +102,8 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 // the end of that character; false when text has none of them (nearly
 // always: a byte search for their lead bytes decides).
 func unhide(text string) (plain string, from, to []int, ok bool) {
-	if strings.IndexByte(text, 0xE2) < 0 && strings.IndexByte(text, 0xEF) < 0 && strings.IndexByte(text, 0xC2) < 0 {
+	// The lead bytes of scan.Invisible's characters and of the fullwidth forms.
+	if !slices.ContainsFunc([]byte{0xC2, 0xE1, 0xE2, 0xEF, 0xF3}, func(lead byte) bool { return strings.IndexByte(text, lead) >= 0 }) {
 		return "", nil, nil, false
 	}
 	var b []byte
@@ -110,7 +111,7 @@ func unhide(text string) (plain string, from, to []int, ok bool) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		var c byte // the ASCII replacement; 0: dropped
 		switch {
-		case r == '\u00AD', r >= '\u200B' && r <= '\u200D', r == '\u2060', r == '\uFEFF':
+		case scan.Invisible(r):
 		case r >= '\uFF01' && r <= '\uFF5E': // fullwidth ASCII
 			c = byte(r - 0xFF01 + '!')
 		default:

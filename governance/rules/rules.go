@@ -190,14 +190,6 @@ var normASCII = func() (t [256]byte) {
 
 func joinerRune(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) }
 
-func invisibleRune(r rune) bool {
-	switch r {
-	case '\u00ad', '\u180e', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff':
-		return true
-	}
-	return false
-}
-
 // appendNorm appends normalize(s) to dst. Output byte j (counted from the
 // end of dst as given) comes from byte j of s up to shift (-1: for every byte); from shift on, offs[j-shift] is
 // the offset in s of the byte output byte j comes from (a joiner run's
@@ -250,7 +242,7 @@ func appendNorm(dst []byte, offs []int32, s string) ([]byte, []int32, int) {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case invisibleRune(r):
+		case scan.Invisible(r):
 			i += n
 			continue
 		case joinerRune(r):

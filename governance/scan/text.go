@@ -48,3 +48,13 @@ func HasPrefixFold(s, p string) bool {
 	}
 	return true
 }
+
+// Invisible reports the characters that render as nothing: the soft
+// hyphen, the Mongolian vowel separator, zero-width spaces, joiners and
+// direction marks, bidi embeddings and overrides, the word joiner and
+// invisible operators, the BOM and the tag characters. The scanners read
+// through them, so none can split a word, a keyword or an entity.
+func Invisible(r rune) bool {
+	return r == 0x00AD || r == 0x180E || r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E ||
+		r >= 0x2060 && r <= 0x2064 || r == 0xFEFF || r >= 0xE0000 && r <= 0xE007F
+}
