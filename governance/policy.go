@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/governance-gateway/gateway/governance/grounding"
@@ -291,10 +292,8 @@ func (p Policy) validMatch(m string) error {
 	default:
 		valid = knownPolicies[fam]
 	}
-	for _, v := range valid {
-		if m == v {
-			return nil
-		}
+	if slices.Contains(valid, m) {
+		return nil
 	}
 	hint := ""
 	if strings.ContainsAny(rest, "*?") {

@@ -130,10 +130,10 @@ func anchor(re *regexp.Regexp) *regexp.Regexp {
 
 // identWindow bounds the text an identifier rule's regexp reads after the
 // identifier it starts in: the bounded parts of those patterns (the
-// keyword, a suffix of 64 word bytes, blanks of up to 32, the separator, a
-// quoted value of up to 200 bytes) fit in it. A match that reaches the
-// window's end is redone on the rest of the text (a long high-entropy
-// value).
+// keyword, a suffix of 64 word bytes, blanks of up to 32, the separator)
+// and the values Scan keeps (maxRunes) fit in it. A match that reaches the
+// window's end is redone on the rest of the text (a long value: the
+// patterns leave values open-ended).
 const identWindow = 512
 
 // maxIdent: a run of identifier bytes longer than this holding a keyword
