@@ -195,7 +195,10 @@ type Store interface {
 	// UpdateApp rewrites the mutable fields (Name, ProviderOption, Provider,
 	// Model, LLMKeyCipher) of a live application.
 	UpdateApp(ctx context.Context, app App) error
-	// DeleteApp marks the application deleted; its key stops resolving at once.
+	// DeleteApp marks the application deleted; its key stops resolving at
+	// once. The application's stored session turns (conversation content no
+	// request can reach any more) are deleted in the same transaction; its
+	// traces stay for the console.
 	DeleteApp(ctx context.Context, orgID, appID string) error
 	// AppByKeyHash resolves a live application by the hash of its API key.
 	AppByKeyHash(ctx context.Context, hash []byte) (App, error)
@@ -243,6 +246,11 @@ type Store interface {
 	// another application's turns under the same session id are never
 	// returned. No turns is an empty result, not ErrNotFound.
 	SessionTurns(ctx context.Context, orgID, appID, sessionID string, limit int) ([]SessionTurn, error)
+	// DeleteSessionTurns deletes at most limit (>= 1) session turns created
+	// before the given time, oldest first, and returns how many it deleted;
+	// a caller repeats until fewer than limit come back. The bound keeps one
+	// call from holding SQLite's single write lock for long.
+	DeleteSessionTurns(ctx context.Context, before time.Time, limit int) (int, error)
 
 	// Usage returns the organisation's usage aggregates of the UTC days
 	// fromDay..toDay (YYYY-MM-DD, inclusive), kept by WriteTraces.

@@ -66,6 +66,9 @@ type config struct {
 	// PricesFile: GATEWAY_PRICES_FILE, a JSON price table merged over the
 	// built-in list prices (ingest/llm/pricing) for cost_usd.
 	PricesFile string
+	// SessionRetention: GATEWAY_SESSION_RETENTION, how long Full Control
+	// session turns are kept (0: the default, 30 days; negative: forever).
+	SessionRetention time.Duration
 }
 
 func defaultConfig() config {
@@ -170,6 +173,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.LLMTimeout = d
 	}
+	if v := getenv("GATEWAY_SESSION_RETENTION"); v != "" {
+		d, err := parseRetention(v)
+		if err != nil {
+			return c, fmt.Errorf("GATEWAY_SESSION_RETENTION: %w", err)
+		}
+		c.SessionRetention = d
+	}
 	if v := getenv("GATEWAY_FLUSH_ROWS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -192,6 +202,27 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.FlushInterval = d
 	}
 	return c, nil
+}
+
+// parseRetention reads a retention: a Go duration ("720h"), whole days
+// ("30d"), or "0" / "off" for keeping forever (returned as -1).
+func parseRetention(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "0" || strings.EqualFold(v, "off") {
+		return -1, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 100*365 {
+			return 0, fmt.Errorf("%q: want a duration such as 720h or 30d, or 0 to keep forever", v)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a duration such as 720h or 30d, or 0 to keep forever", v)
+	}
+	return d, nil
 }
 
 // parseMasterKey accepts 32 bytes as 64 hex characters or standard base64.

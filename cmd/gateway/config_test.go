@@ -49,12 +49,29 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad proxy mode":       {"GATEWAY_PROXY_DEFAULT_MODE": "paranoid"},
 		"bad fsync":            {"GATEWAY_BROKER_FSYNC": "sometimes"},
 		"zero fsync":           {"GATEWAY_BROKER_FSYNC": "0s"},
+		"bad retention":        {"GATEWAY_SESSION_RETENTION": "a month"},
+		"negative retention":   {"GATEWAY_SESSION_RETENTION": "-1h"},
+		"zero days retention":  {"GATEWAY_SESSION_RETENTION": "0d"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(envOf(env))
 			require.Error(t, err)
 		})
 	}
+}
+
+func TestParseRetention(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"720h": 720 * time.Hour, "30d": 30 * 24 * time.Hour, " 1d ": 24 * time.Hour, "90m": 90 * time.Minute,
+		"0": -1, "off": -1, "OFF": -1,
+	} {
+		got, err := parseRetention(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	c, err := loadConfig(envOf(map[string]string{}))
+	require.NoError(t, err)
+	require.Zero(t, c.SessionRetention, "unset: httpapi's default (30 days)")
 }
 
 func TestParseFsync(t *testing.T) {

@@ -156,7 +156,8 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return usageError{fmt.Errorf("GATEWAY_PRICES_FILE: %w", err)}
 		}
 		api, err := httpapi.New(httpapi.Config{MasterKey: cfg.MasterKey, ManagedKeys: cfg.ProviderKeys,
-			UpstreamURL: cfg.UpstreamURL, UpstreamTimeout: cfg.UpstreamTimeout, ProxyDefaultMode: cfg.ProxyDefaultMode, Prices: prices}, httpapi.Deps{
+			UpstreamURL: cfg.UpstreamURL, UpstreamTimeout: cfg.UpstreamTimeout, ProxyDefaultMode: cfg.ProxyDefaultMode, Prices: prices,
+			SessionRetention: cfg.SessionRetention}, httpapi.Deps{
 			Governance: gov,
 			Providers:  providers(cfg),
 			Store:      store,

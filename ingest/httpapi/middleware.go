@@ -198,6 +198,7 @@ type metrics struct {
 	duration      *prometheus.HistogramVec
 	events        *prometheus.CounterVec
 	produceErrors prometheus.Counter
+	turnsDeleted  prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -215,8 +216,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "gateway_events_produce_errors_total",
 			Help: "POST /v1/events requests answered 503 because the trace log did not acknowledge.",
 		}),
+		turnsDeleted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_session_turns_deleted_total",
+			Help: "Full Control session turns deleted by this replica for being older than GATEWAY_SESSION_RETENTION.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.duration, m.events, m.produceErrors} {
+	for _, c := range []prometheus.Collector{m.duration, m.events, m.produceErrors, m.turnsDeleted} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}

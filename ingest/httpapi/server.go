@@ -95,6 +95,14 @@ type Config struct {
 	// list prices). Nil: pricing.Default(). &pricing.Table{} knows no model:
 	// cost_usd stays null.
 	Prices *pricing.Table
+	// SessionRetention is how long a stored Full Control session turn is
+	// kept (GATEWAY_SESSION_RETENTION); older turns are deleted every
+	// SessionSweepInterval, so a session idle for longer starts afresh.
+	// Default 30 days; negative: kept forever.
+	SessionRetention time.Duration
+	// SessionSweepInterval is the time between two retention sweeps.
+	// Default 1 h.
+	SessionSweepInterval time.Duration
 }
 
 // Defaults fills zero fields.
@@ -118,6 +126,8 @@ func (c *Config) Defaults() {
 	def(&c.LookupTimeout, 2*time.Second)
 	def(&c.PolicyTTL, 5*time.Second)
 	def(&c.UpstreamTimeout, 30*time.Second)
+	def(&c.SessionRetention, 30*24*time.Hour)
+	def(&c.SessionSweepInterval, time.Hour)
 	if c.UpstreamURL == "" {
 		c.UpstreamURL = "https://api.openai.com/v1"
 	}
@@ -147,7 +157,7 @@ func (c Config) Validate() error {
 		"ReadHeaderTimeout": c.ReadHeaderTimeout, "ReadTimeout": c.ReadTimeout,
 		"WriteTimeout": c.WriteTimeout, "IdleTimeout": c.IdleTimeout,
 		"ProduceTimeout": c.ProduceTimeout, "LookupTimeout": c.LookupTimeout,
-		"ConsoleTokenTTL": c.ConsoleTokenTTL,
+		"ConsoleTokenTTL": c.ConsoleTokenTTL, "SessionSweepInterval": c.SessionSweepInterval,
 	} {
 		if d <= 0 {
 			return fmt.Errorf("%s must be positive, got %s", name, d)
@@ -204,6 +214,11 @@ type Server struct {
 	sealer    *auth.Sealer
 	metrics   *metrics
 	e         *echo.Echo
+	// stopSweep ends the session-retention sweep; sweepDone closes when
+	// it has returned.
+	stopSweep  context.CancelFunc
+	sweepDone  chan struct{}
+	sweepBatch int
 }
 
 // New builds the server and its routes.
@@ -269,6 +284,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s.e = s.routes(gath)
+	var sweepCtx context.Context
+	sweepCtx, s.stopSweep = context.WithCancel(context.Background())
+	s.sweepDone, s.sweepBatch = make(chan struct{}), sweepBatch
+	go s.sweepSessions(sweepCtx)
 	return s, nil
 }
 
@@ -301,6 +320,8 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 // Close releases the server's caches. The handler must not be used afterwards.
 func (s *Server) Close() {
+	s.stopSweep()
+	<-s.sweepDone
 	s.emitter.Close()
 	s.keys.Close()
 }

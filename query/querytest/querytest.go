@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) query.Store) {
 		{"ListTracesBadCursor", testBadCursor},
 		{"SessionTraces", testSessionTraces},
 		{"SessionTurns", testSessionTurns},
+		{"SessionTurnRetention", testSessionTurnRetention},
 		{"TenantIsolation", testIsolation},
 		{"ConcurrentUse", testConcurrent},
 	}
@@ -1012,6 +1013,62 @@ func testSessionTurns(t *testing.T, s query.Store) {
 	}
 	_, err := s.SessionTurns(c, "o1", "a1", "s", 0)
 	require.Error(t, err, "limit 0 is a caller bug, not an empty session")
+}
+
+func testSessionTurnRetention(t *testing.T, s query.Store) {
+	c := ctx(t)
+	newOrg(t, s, "o1", "a@o1.test")
+	newOrg(t, s, "o2", "a@o2.test")
+	require.NoError(t, s.CreateApp(c, app("o1", "a1", base)))
+	require.NoError(t, s.CreateApp(c, app("o1", "a2", base)))
+	require.NoError(t, s.CreateApp(c, app("o2", "b1", base)))
+	add := func(org, app, id string, sec int) {
+		require.NoError(t, s.AddSessionTurn(c, query.SessionTurn{OrgID: org, AppID: app, SessionID: "s", RequestID: id,
+			CreatedAt: utc(base.Add(time.Duration(sec) * time.Second)), Messages: []byte(`[]`)}))
+	}
+	ids := func(org, app string) []string {
+		turns, err := s.SessionTurns(c, org, app, "s", 100)
+		require.NoError(t, err)
+		var out []string
+		for _, tr := range turns {
+			out = append(out, tr.RequestID)
+		}
+		return out
+	}
+	for i := range 5 {
+		add("o1", "a1", fmt.Sprintf("old%d", i), i)
+	}
+	add("o2", "b1", "old-other-org", 2)
+	add("o1", "a1", "at-cutoff", 10)
+	add("o1", "a1", "new", 20)
+
+	cutoff := base.Add(10 * time.Second)
+	// Oldest first, at most limit a call: 6 turns are older than the cutoff.
+	n, err := s.DeleteSessionTurns(c, cutoff, 4)
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	require.Equal(t, []string{"old3", "old4", "at-cutoff", "new"}, ids("o1", "a1"))
+	require.Empty(t, ids("o2", "b1"), "every organisation's turns age out")
+	n, err = s.DeleteSessionTurns(c, cutoff, 4)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "fewer than limit: nothing older is left")
+	require.Equal(t, []string{"at-cutoff", "new"}, ids("o1", "a1"), "a turn created at the cutoff is kept")
+	n, err = s.DeleteSessionTurns(c, cutoff, 4)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	_, err = s.DeleteSessionTurns(c, cutoff, 0)
+	require.Error(t, err)
+
+	// Deleting an application deletes its turns, and only its turns.
+	add("o1", "a2", "other-app", 30)
+	add("o2", "b1", "other-org", 30)
+	require.NoError(t, s.DeleteApp(c, "o1", "a1"))
+	require.Empty(t, ids("o1", "a1"))
+	require.Equal(t, []string{"other-app"}, ids("o1", "a2"))
+	require.Equal(t, []string{"other-org"}, ids("o2", "b1"))
+	// Another organisation's app id is not found and deletes no turns.
+	require.ErrorIs(t, s.DeleteApp(c, "o2", "a2"), query.ErrNotFound)
+	require.Equal(t, []string{"other-app"}, ids("o1", "a2"))
 }
 
 func testIsolation(t *testing.T, s query.Store) {

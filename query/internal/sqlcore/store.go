@@ -253,9 +253,23 @@ func (s *Store) UpdateApp(ctx context.Context, a query.App) error {
 
 // DeleteApp implements query.Store.
 func (s *Store) DeleteApp(ctx context.Context, orgID, appID string) error {
-	return s.updateOne(ctx, "delete app "+appID,
-		`UPDATE apps SET deleted_at = ? WHERE org_id = ? AND id = ? AND deleted_at IS NULL`,
-		s.d.TimeArg(time.Now()), orgID, appID)
+	var n int64
+	err := s.b.WriteTx(ctx, func(q Querier) (err error) {
+		n, err = q.Exec(ctx, s.d.Rebind(`UPDATE apps SET deleted_at = ? WHERE org_id = ? AND id = ? AND deleted_at IS NULL`),
+			s.d.TimeArg(time.Now()), orgID, appID)
+		if err != nil || n == 0 {
+			return err
+		}
+		_, err = q.Exec(ctx, s.d.Rebind(`DELETE FROM session_turns WHERE org_id = ? AND app_id = ?`), orgID, appID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete app %s: %w", appID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("delete app %s: %w", appID, query.ErrNotFound)
+	}
+	return nil
 }
 
 // AppPolicy implements query.Store.
@@ -970,4 +984,23 @@ func (s *Store) SessionTurns(ctx context.Context, orgID, appID, sessionID string
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+// DeleteSessionTurns implements query.Store: the oldest limit rows by the
+// created_at index, deleted by primary key in one statement.
+func (s *Store) DeleteSessionTurns(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit < 1 {
+		return 0, fmt.Errorf("delete session turns: limit must be at least 1, got %d", limit)
+	}
+	var n int64
+	err := s.b.WriteTx(ctx, func(q Querier) (err error) {
+		n, err = q.Exec(ctx, s.d.Rebind(`DELETE FROM session_turns WHERE (org_id, request_id) IN (
+			SELECT org_id, request_id FROM session_turns WHERE created_at < ? ORDER BY created_at LIMIT ?)`),
+			s.d.TimeArg(before), limit)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete session turns: %w", err)
+	}
+	return int(n), nil
 }
