@@ -44,11 +44,12 @@ var lexiconData []byte
 const lexiconMagic = "GWNL1\n"
 
 // strtab is a set of byte strings with ids (in order), looked up by
-// FNV-1a hash in an open-addressing table.
+// FNV-1a hash in an open-addressing table whose slots hold the hash with
+// the id, so that a probe reads the string only when the hashes agree.
 type strtab struct {
 	buf   []byte
-	off   []int32 // id -> start in buf; one more entry: the end
-	table []int32 // slot -> id+1; a power of two long
+	off   []int32  // id -> start in buf; one more entry: the end
+	table []uint64 // slot -> hash<<32 | id+1, 0 when empty; a power of two long
 }
 
 func (t *strtab) len() int { return len(t.off) - 1 }
@@ -60,14 +61,14 @@ func (t *strtab) build() {
 	for n < 2*t.len() {
 		n *= 2
 	}
-	t.table = make([]int32, n)
+	t.table = make([]uint64, n)
 	for id := range t.len() {
-		w := t.str(int32(id))
-		i := strtabSlot(fnvAdd(fnvOffset, w), n)
+		h := fnvAdd(fnvOffset, t.str(int32(id)))
+		i := strtabSlot(h, n)
 		for t.table[i] != 0 {
 			i = (i + 1) & (n - 1)
 		}
-		t.table[i] = int32(id) + 1
+		t.table[i] = uint64(h)<<32 | uint64(id+1)
 	}
 }
 
@@ -79,13 +80,16 @@ func (t *strtab) find(w []byte) int32 {
 	if n == 0 {
 		return -1
 	}
-	for i := strtabSlot(fnvAdd(fnvOffset, w), n); ; i = (i + 1) & (n - 1) {
+	h := fnvAdd(fnvOffset, w)
+	for i := strtabSlot(h, n); ; i = (i + 1) & (n - 1) {
 		v := t.table[i]
 		if v == 0 {
 			return -1
 		}
-		if string(t.str(v-1)) == string(w) {
-			return v - 1
+		if uint32(v>>32) == h {
+			if id := int32(uint32(v)) - 1; string(t.str(id)) == string(w) {
+				return id
+			}
 		}
 	}
 }
@@ -103,12 +107,18 @@ type lexicon struct {
 	depth              []uint8 // per synset: the fewest parent steps to a root
 	desc               []int32 // per synset: its hyponyms, theirs and so on (counted once per path)
 	concrete           []bool  // per synset: a kind of physical entity
-	name               []int32 // per synset: -1 none, a lemma id, or -2-i for names[i]
-	names              []string
-	relOff, rel        []int32
-	antOff, ant        []int32
-	forms              strtab
-	baseOff, bases     []int32
+	// The hypernym forest by each synset's first parent, numbered in
+	// preorder: synset s's subtree is the preorder numbers
+	// [pre[s], pre[s]+size[s]); byPre maps a number back to its synset;
+	// tdepth is the depth in the forest.
+	pre, size, byPre []int32
+	tdepth           []uint8
+	name             []int32 // per synset: -1 none, a lemma id, or -2-i for names[i]
+	names            []string
+	relOff, rel      []int32
+	antOff, ant      []int32
+	forms            strtab
+	baseOff, bases   []int32
 }
 
 var (
@@ -205,10 +215,15 @@ func decodeLexicon(data []byte) (*lexicon, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
+	// gzip's trailer states the size: one buffer, no regrowth.
+	var out bytes.Buffer
+	if n := len(data); n >= 4 {
+		out.Grow(int(binary.LittleEndian.Uint32(data[n-4:])) + 1)
+	}
+	if _, err := io.Copy(&out, zr); err != nil {
 		return nil, err
 	}
+	raw := out.Bytes()
 	if !bytes.HasPrefix(raw, []byte(lexiconMagic)) {
 		return nil, errors.New("lexicon: bad magic")
 	}
@@ -294,12 +309,23 @@ func decodeLexicon(data []byte) (*lexicon, error) {
 		}
 		return longest[s]
 	}
-	order := make([]int32, ns)
-	for s := range order {
-		order[s] = int32(s)
-		walk(int32(s))
+	// Counting sort by longest, deepest first.
+	maxLong := int32(0)
+	for s := range ns {
+		maxLong = max(maxLong, walk(int32(s)))
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return int(longest[b] - longest[a]) })
+	start := make([]int32, maxLong+2)
+	for _, d := range longest {
+		start[maxLong-d+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	order := make([]int32, ns)
+	for s, d := range longest {
+		order[start[maxLong-d]] = int32(s)
+		start[maxLong-d]++
+	}
 	// Concrete: physical_entity and its descendants (parents first: the
 	// reverse order).
 	l.concrete = make([]bool, ns)
@@ -318,7 +344,63 @@ func decodeLexicon(data []byte) (*lexicon, error) {
 			l.desc[p] += 1 + l.desc[s]
 		}
 	}
+	l.numberForest()
 	return l, nil
+}
+
+// numberForest numbers the synsets in preorder of the forest of first
+// parents (iteratively: no recursion on the input).
+func (l *lexicon) numberForest() {
+	ns := len(l.name)
+	// Children by first parent, CSR.
+	off := make([]int32, ns+1)
+	for s := range ns {
+		if ps := l.parentsOf(int32(s)); len(ps) > 0 {
+			off[ps[0]+1]++
+		}
+	}
+	for i := 1; i <= ns; i++ {
+		off[i] += off[i-1]
+	}
+	kids := make([]int32, off[ns])
+	fill := slices.Clone(off[:ns])
+	for s := range ns {
+		if ps := l.parentsOf(int32(s)); len(ps) > 0 {
+			kids[fill[ps[0]]] = int32(s)
+			fill[ps[0]]++
+		}
+	}
+	l.pre, l.size, l.byPre = make([]int32, ns), make([]int32, ns), make([]int32, 0, ns)
+	l.tdepth = make([]uint8, ns)
+	var stack []int32 // synset ids; a negative entry -1-s closes s
+	for r := range ns {
+		if len(l.parentsOf(int32(r))) > 0 {
+			continue
+		}
+		stack = append(stack[:0], int32(r))
+		for len(stack) > 0 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if s < 0 {
+				s = -1 - s
+				l.size[s] = int32(len(l.byPre)) - l.pre[s]
+				continue
+			}
+			l.pre[s] = int32(len(l.byPre))
+			l.byPre = append(l.byPre, s)
+			stack = append(stack, -1-s)
+			for k := off[s+1] - 1; k >= off[s]; k-- {
+				c := kids[k]
+				l.tdepth[c] = min(l.tdepth[s]+1, 250)
+				stack = append(stack, c)
+			}
+		}
+	}
+}
+
+// under: synset s is a or in a's subtree of the forest of first parents.
+func (l *lexicon) under(a, s int32) bool {
+	return l.pre[s]-l.pre[a] >= 0 && l.pre[s]-l.pre[a] < l.size[a]
 }
 
 // depthOf computes the depth of s (memoised in l.depth as depth+1; a
@@ -390,16 +472,24 @@ func (l *lexicon) synName(s int32) string {
 	return ""
 }
 
-// morphRules are WordNet's detachment rules (morphy): an inflected ending,
-// its replacement, and the parts of speech (bits as lexicon.pos) whose
-// base forms they make.
-var morphRules = [...]struct {
+// morphRules are WordNet's detachment rules (morphy) by the last byte of
+// the inflected ending: the ending, its replacement, and the parts of
+// speech (bits as lexicon.pos) whose base forms they make.
+var morphRules = func() (t [256][]morphRule) {
+	for _, r := range [...]morphRule{
+		{"s", "", 1 | 2}, {"ses", "s", 1}, {"xes", "x", 1}, {"zes", "z", 1}, {"ches", "ch", 1}, {"shes", "sh", 1},
+		{"men", "man", 1}, {"ies", "y", 1 | 2}, {"es", "e", 2}, {"es", "", 2}, {"ed", "e", 2}, {"ed", "", 2},
+		{"ing", "e", 2}, {"ing", "", 2}, {"er", "", 4}, {"est", "", 4}, {"er", "e", 4}, {"est", "e", 4},
+	} {
+		c := r.suffix[len(r.suffix)-1]
+		t[c] = append(t[c], r)
+	}
+	return t
+}()
+
+type morphRule struct {
 	suffix, ending string
 	pos            uint8
-}{
-	{"s", "", 1 | 2}, {"ses", "s", 1}, {"xes", "x", 1}, {"zes", "z", 1}, {"ches", "ch", 1}, {"shes", "sh", 1},
-	{"men", "man", 1}, {"ies", "y", 1 | 2}, {"es", "e", 2}, {"es", "", 2}, {"ed", "e", 2}, {"ed", "", 2},
-	{"ing", "e", 2}, {"ing", "", 2}, {"er", "", 4}, {"est", "", 4}, {"er", "e", 4}, {"est", "e", 4},
 }
 
 // baseForms appends the lemmas of the lower-case word w to out: w itself
@@ -407,6 +497,9 @@ var morphRules = [...]struct {
 // the detachment rules make of it ("purchased": "purchase").
 func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 	n0 := len(out)
+	if len(w) == 0 {
+		return out
+	}
 	if id := l.lemmas.find(w); id >= 0 {
 		out = append(out, id)
 	}
@@ -418,7 +511,7 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 		}
 	}
 	var buf [40]byte
-	for _, r := range morphRules {
+	for _, r := range morphRules[w[len(w)-1]] {
 		if len(w) <= len(r.suffix)+1 || len(w)-len(r.suffix)+len(r.ending) > len(buf) || string(w[len(w)-len(r.suffix):]) != r.suffix {
 			continue
 		}
