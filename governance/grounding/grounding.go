@@ -69,7 +69,7 @@ type Checker struct {
 
 // New returns a checker with the thresholds chosen on the development sets
 // (docs/governance.md).
-func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.6, ShortWords: 12} }
+func New() *Checker { return &Checker{ShortThreshold: 0.15, LongThreshold: 0.4, ShortWords: 12} }
 
 type quantity struct {
 	span  scan.Span
@@ -235,10 +235,14 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return Result{Mismatch: Contradiction, Confidence: conf, Evidence: []Evidence{e}}
 	}
-	share, nwords, missing := st.unsupported()
-	if missing > 0 {
+	st.lex.reset()
+	share, nwords, missing, absent := st.unsupported(answer, c.ShortWords)
+	if absent > 0 {
 		if e, ok := st.lexicalContradiction(answer); ok {
 			return Result{Mismatch: Contradiction, Confidence: 0.7, Evidence: []Evidence{e}}
+		}
+		if e, ok := st.lexAntonym(answer, source); ok {
+			return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 		}
 	}
 	threshold := c.LongThreshold
@@ -252,8 +256,15 @@ func (c *Checker) Check(answer, source string) Result {
 		// A short answer should come from the source nearly word for word.
 		threshold = c.ShortThreshold
 	}
-	// A name the source lacks is unsupported whatever the share.
 	nameOnly := share < threshold
+	if nameOnly && missing > 0 {
+		// A concrete noun in place of a source noun: a weak finding, as a
+		// new name, but more telling.
+		if kind, e, ok := st.lexicalSwap(answer, source); ok {
+			return Result{Mismatch: kind, Confidence: SwapConfidence, Evidence: []Evidence{e}}
+		}
+	}
+	// A name the source lacks is unsupported whatever the share.
 	if names := st.missingNames(answer); (!nameOnly || names > 0) && missing > 0 {
 		conf := math.Min(0.95, 0.55+share/2)
 		if nameOnly {
@@ -407,6 +418,8 @@ type state struct {
 	stamp           uint32
 	sentSpans       []scan.Span
 	aspans          []scan.Span // the answer's sentences
+
+	lex lexState // word meaning (lexcheck.go)
 }
 
 var statePool = sync.Pool{New: func() any {
@@ -1247,6 +1260,7 @@ type tok struct {
 	id, full   int32
 	upper      bool
 	missing    bool
+	absent     bool // the source lacks it (missing, or related to a source word by meaning)
 	name       bool // a capitalised word inside a sentence, missing
 }
 
@@ -2345,7 +2359,7 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 	var buf [32]byte
 	for i := range s.atoks {
 		t := &s.atoks[i]
-		if !t.missing || t.end-t.start > len(buf) {
+		if !t.absent || t.end-t.start > len(buf) {
 			continue
 		}
 		w := buf[:0]
@@ -2442,8 +2456,16 @@ func (s *state) sourceHasConcat(p string, w []byte) bool {
 // unsupported returns the weighted share of answer content words absent
 // from the source and the number of content words, and marks the missing
 // tokens; the third value counts them.
-func (s *state) unsupported() (float64, int, int) {
-	total, miss, count, nmiss := 0.0, 0.0, 0, 0
+func (s *state) unsupported(answer string, shortWords int) (float64, int, int, int) {
+	total, miss, count, nmiss, nabsent := 0.0, 0.0, 0, 0, 0
+	l := lex()
+	// The relations that support a word: a short answer should come from
+	// the source nearly word for word, so only another form of a source
+	// word; a long one (a summary) paraphrases.
+	level := lexHypernym
+	if len(s.atoks) <= shortWords {
+		level = lexInflection
+	}
 	for i := range s.atoks {
 		t := &s.atoks[i]
 		count++
@@ -2453,15 +2475,24 @@ func (s *state) unsupported() (float64, int, int) {
 		}
 		total += weight
 		if !s.vocab(t.id) && !s.vocab(t.full) && !s.pluralIn(t.id) && !slices.Contains(s.unitWords, t.start) {
+			t.absent = true
+			nabsent++
+			// By meaning: names (capitalised inside a sentence) carry
+			// the facts, so only other words.
+			if l != nil && (!t.upper || sentenceStart(answer, t.start)) {
+				if lv := s.lexSupported(l, answer, t); lv != lexNone && lv <= level {
+					continue
+				}
+			}
 			miss += weight
 			t.missing = true
 			nmiss++
 		}
 	}
 	if total == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
-	return miss / total, count, nmiss
+	return miss / total, count, nmiss, nabsent
 }
 
 // pluralIn: the source has the word of id with an "s" more or less (short
@@ -2502,11 +2533,7 @@ func (s *state) missingNames(answer string) int {
 		if !t.upper || !t.missing {
 			continue
 		}
-		k := t.start
-		for k > 0 && answer[k-1] == ' ' {
-			k--
-		}
-		if k == 0 || strings.IndexByte(".!?\n):\"'", answer[k-1]) >= 0 {
+		if sentenceStart(answer, t.start) {
 			continue
 		}
 		if w := answer[t.start:t.end]; calendarWords[strings.ToLower(w)] || s.acronymOf(w) {
@@ -2516,6 +2543,15 @@ func (s *state) missingNames(answer string) int {
 		n++
 	}
 	return n
+}
+
+// sentenceStart: the word at i opens a sentence (or follows a closing
+// bracket, a colon or a quote), so its capital says nothing.
+func sentenceStart(text string, i int) bool {
+	for i > 0 && text[i-1] == ' ' {
+		i--
+	}
+	return i == 0 || strings.IndexByte(".!?\n):\"'", text[i-1]) >= 0
 }
 
 // negativeWords is VADER's list of strongly negative words (see the
