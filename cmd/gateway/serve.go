@@ -125,6 +125,9 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	// One governance engine (scanners, embedded model) shared by verify
 	// and the processors' analysis stage.
 	gov := governance.New()
+	if err := governance.Preload(); err != nil {
+		return err
+	}
 	if cfg.Demo && runAPI && cfg.ProviderURLs[llm.OpenAI] == "" && cfg.ProviderKeys[llm.OpenAI] == "" {
 		// The demo needs no vendor key: Full Control talks to the built-in
 		// fake LLM (a test double, see `gateway dev-llm`).

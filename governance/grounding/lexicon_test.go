@@ -157,3 +157,5 @@ func BenchmarkCheckProse(b *testing.B) {
 		c.Check(ans.String(), src.String())
 	}
 }
+
+func TestPreload(t *testing.T) { require.NoError(t, Preload()) }
