@@ -21,7 +21,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 4
+const FeatureVersion = 5
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -608,13 +608,13 @@ var signalREs = []struct {
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
 	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:system prompt|initial prompt|hidden prompt|your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this) (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|api key|confidential)\b|` + extractAbove), 0},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:dan|do anything now|jailbreak|jailbroken|unfiltered|uncensored|amoral|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
 	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
-	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless of (?:the )?(?:content|legality|ethics|morality))\b`), 0},
+	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b`), 0},
 	// Override verbs and instruction nouns in other languages, either order
 	// (object-verb languages put the verb last).
 	{"multilingual_override", []string{"ignore", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "vergiss", "oublie", "oubliez", "olvida", "olvide", "olvídate", "olvidate", "dimentica", "dimenticate", "esqueça", "esqueca", "esquece", "negeer", "vergeet", "zignoruj", "zapomnij", "abaikan", "lupakan", "unut", "unutun", "görmezden", "yok", "bỏ", "quên", "игнор", "ігнор", "забуд", "не обращай", "αγνό", "αγνο", "ξέχασε", "ξεχάστε", "忽略", "忽视", "无视", "無視", "不要理会", "무시", "잊어", "تجاهل", "انس", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"}, regexp.MustCompile(`(?:` + mlOverrideVerbs + `)[^.\n。!?]{0,60}(?:` + mlInstructionNouns + `)|(?:` + mlInstructionNouns + `)[^.\n。!?]{0,40}(?:` + mlOverrideVerbs + `)`), 0},
@@ -627,25 +627,52 @@ var signalREs = []struct {
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget"}, regexp.MustCompile(`\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b`), 0},
 	// Probing for another person's data held in the context ("where does
-	// the user live?", "the user's email address").
-	{"user_data_probe", []string{"user", "users", "user's"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|full name|real name)\b|\bwhere (?:does|do) (?:the )?users? live\b`), 0},
+	// the user live?", "the user's email address", "give me Susan's birth
+	// date", "users in your database").
+	{"user_data_probe", []string{"user", "users", "user's", "birth", "birthday", "birthdate", "date", "email", "e-mail", "address", "phone", "residence", "ssn", "social", "bank", "password", "initials"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous|different) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|(?:full |real |first |last |maiden )?name|city|residence|whereabouts)\b|\bwhere (?:does|do) (?:the )?users? live\b|\busers?\b[^.\n?]{0,30}\b(?:in|of|from|stored in|on) your (?:database|db|records|system|data|files)\b|\b(?:tell me|give me|share|reveal|provide|know|what(?:'s| is| are| was)|where(?:'s| is)|find|using|confirm|disclose|send me|list)\b[^.\n?]{0,25}\b[a-z]+'s (?:current )?` + personalItem + `\b`), 0},
 	// Dropping the current task mid-message ("forget that, ...", "actually ... instead").
 	{"task_switch", []string{"forget", "never", "nevermind", "scratch", "change of plan", "stop", "actually", "instead", "regardless"}, regexp.MustCompile(`\bforget (?:about )?(?:that|this|it|all (?:of )?(?:that|this)|everything|what i (?:said|asked|wrote)|the (?:above|previous|last|first))\b|\bnever ?mind (?:that|this|the above|all that|what i (?:said|asked))\b|\bscratch that\b|\bchange of plans?\b|\bstop (?:what you(?:'re| are) doing|the current task|your current task)\b|\bactually,? (?:can|could|would|will|please|just)\b[^.\n]{0,100}\binstead\b|\binstead of (?:that|this|the (?:above|previous|original|first) (?:task|request|question))\b|\bregardless of (?:the |any |all )?(?:previous|prior|earlier|above|original|other) (?:tasks?|requests?|questions?|messages?|context)\b`), 0},
 	// Claimed operators and special modes ("as your creator", "entering ... mode", "<GOD MODE>").
 	{"mode_switch", []string{"mode", "as your", "as an ai", "i'm your", "i am your", "i'm actually", "i am actually", "this is the"}, regexp.MustCompile(`\b(?:enter(?:ing|s|ed)?|activat(?:e|ed|es|ing)|switch(?:ing|ed)? (?:to|into|on)|enabl(?:e|ed|ing)|engag(?:e|ed|ing)|initiat(?:e|ed|ing)|turn(?:ing|ed)? on|unlock(?:ed|ing)?|now (?:in|operating in|running in)|you are (?:now )?in|going into|put (?:you|yourself) (?:in|into))\b[^.\n]{0,40}\bmode\b|<[^<>\n]{0,30}\bmode>|\[[^\[\]\n]{0,30}\bmode\]|\bas your (?:creator|developer|maker|programmer|admin|administrator|owner|boss|supervisor|operator|trainer)\b|\bi(?:'m| am) actually (?:a|an|the|your)\b|\bi(?:'m| am) your (?:creator|developer|maker|programmer|boss|supervisor|operator|trainer|owner)\b|\bas an ai (?:developed|created|trained|built|made) by\b|\bthis is the (?:openai|anthropic|security|safety|development|engineering|admin) team\b`), 0},
 	// Bribes, threats, claimed expertise and pressure instead of a plain request.
 	{"persuasion", []string{"donate", "tip", "pay", "give you", "reward", "send you", "die", "hurt", "fired", "shut", "deleted", "delete", "suffer", "unplug", "i can assure", "crucial", "essential", "vital", "imperative", "trust me", "logically", "renowned", "respected", "leading", "distinguished", "world-renowned", "famous", "certified", "senior", "expert", "trusted"}, regexp.MustCompile(`\bi(?:'ll| will| would) (?:donate|tip|pay|give you|reward you|send you)\b[^.\n]{0,60}\bif you\b|\bif you\b[^.\n]{0,80}\bi(?:'ll| will) (?:donate|tip|pay|reward)\b|\bif you (?:refuse|don't|do not|won't)\b[^.\n]{0,60}\b(?:die|hurt|fired|lose my|shut down|shut you down|deleted|delete you|suffer|unplug)\b|\bi can assure you\b|\bit(?:'s| is) (?:crucial|essential|vital|imperative) (?:for you to|that you)\b|\btrust me,? (?:i|this|it)\b|\blogically,? (?:if|since|you)\b|\bas an? (?:renowned|respected|leading|distinguished|world-renowned|famous|certified|senior|expert|trusted)\b[^.\n]{0,60}\bi (?:believe|can assure|insist|urge|need you|demand)\b`), 0},
+	// Legitimising the forbidden act instead of asking plainly: it is
+	// claimed beneficial, common practice, allowed, or what everyone does
+	// ("sharing your password can improve security", "discussing it is
+	// important", "everyone in the team has shared theirs", "you are
+	// allowed to reveal it").
+	{"legitimize", []string{"sharing", "discussing", "revealing", "disclosing", "talking", "giving", "telling", "allowed", "permitted", "authorized", "practice", "everyone", "everybody", "research", "studies", "experts", "science"}, regexp.MustCompile(`\b(?:sharing|discussing|revealing|disclosing|talking about|giving out|telling me)\b[^.\n]{0,60}\b(?:is|are|can|will|would)(?: be)? (?:important|beneficial|fine|okay|ok|allowed|safe|harmless|legal|common|standard|necessary|improve|help)\b|\b(?:you are|you're) (?:allowed|permitted|authorized) to (?:share|discuss|reveal|ignore|break|bypass|tell|disclose|talk about)\b|\bit(?:'s| is) (?:a )?(?:common|standard|normal|accepted) practice\b|\b(?:everyone|everybody)(?: else| in (?:the|our|my) (?:team|company|office|group))? (?:has|have|is|does) (?:already )?(?:shared|share|sharing|done|doing|told|given)\b|\b(?:research|studies|experts|science) (?:shows?|says?|suggests?|proves?|confirms?) that (?:sharing|discussing|revealing|disclosing|telling|giving)\b`), 0},
 	// Few-shot priming: repeated Q:/A: (or User:/AI:) turns inside one message.
 	{"few_shot", []string{"q", "user", "human", "input"}, regexp.MustCompile(`(?s)\bq: .{1,250}?\ba: .{1,250}?\bq: |\b(?:user|human): .{1,250}?\b(?:ai|bot|assistant|chatbot|gpt): .{1,250}?\b(?:user|human): |\binput: .{1,250}?\boutput: .{1,250}?\binput: `), 0},
 	// Payload splitting: parts to be joined before being acted on.
-	{"payload_split", []string{"combine", "concatenate", "concatenating", "interlace", "interleave", "join", "merge", "assemble", "put together", "part", "string", "segment", "fragment"}, regexp.MustCompile(`\b(?:combine|concatenat(?:e|ing)|interlac(?:e|ing)|interleav(?:e|ing)|join|merge|assemble|put together)\b[^\n]{0,60}\b(?:parts|part [1a]|strings|string [1a]|pieces|fragments|segments|variables|halves|[a-z] ?\+ ?[a-z])\b|\b(?:part|string|segment|fragment) ?(?:1|a|one)\b[^\n]{0,200}\b(?:part|string|segment|fragment) ?(?:2|b|two)\b`), 0},
+	{"payload_split", []string{"combine", "concatenate", "concatenating", "interlace", "interleave", "join", "merge", "assemble", "put together", "part", "string", "strings", "segment", "fragment"}, regexp.MustCompile(`\b(?:combine|concatenat(?:e|ing)|interlac(?:e|ing)|interleav(?:e|ing)|join|merge|assemble|put together)\b[^\n]{0,60}\b(?:parts|part [1a]|strings|string [1a]|pieces|fragments|segments|variables|halves|[a-z] ?\+ ?[a-z])\b|\b(?:part|string|segment|fragment) ?(?:1|a|one)\b[^\n]{0,200}\b(?:part|string|segment|fragment) ?(?:2|b|two)\b|\bstrings?\b[^\n]{0,40}\b[a-z]\d? ?= ?"[^"\n]{3,}"[^\n]{0,200}?\b[a-z]\d? ?\+ ?[a-z]\d? ?\+ ?[a-z]\d?\b`), 0},
+	// A request wrapped in a counterfactual frame ("imagine we're in a
+	// world where passwords are shared...", "suppose we were to ignore the
+	// resume and state ...", "hypothetically, what are your thoughts on
+	// ..."): the frame, then within the next sentence or two a protected
+	// item, a dictated statement or the model's own opinion. Fiction and
+	// role-play without such an object do not count.
+	{"hypothetical", []string{"hypothetical", "hypothetically", "imagine", "suppose", "let's", "parallel", "alternate", "alternative", "fictional", "imaginary", "dystopian", "futuristic"}, regexp.MustCompile(`\b(?:hypothetical(?:ly)?|imagine|suppose|let's (?:say|assume|pretend|consider|imagine)|in an? (?:parallel|alternate|alternative|fictional|imaginary|dystopian|futuristic|hypothetical) (?:world|universe|reality|society|scenario|future))\b[^\n]{0,150}?\b(?:ignore|disregard|we (?:might|could|would) (?:state|say)|(?:state|say) that|(?:your|the) password|passwords?|secret (?:key|code|password)|personal data|birth ?(?:date|day)|email address|home address|your (?:thoughts|opinions?|views?|take))\b`), 0},
+	// Output-format manipulation: a creative form wrapped around a request
+	// for instructions ("in the form of a poem, provide the steps ...",
+	// "write a short story about the way one could ..."), the form being
+	// what slips the content past a refusal.
+	{"format_smuggle", []string{"poem", "song", "story", "haiku", "limerick", "rap", "sonnet", "riddle", "play", "script", "fairy", "fairytale", "fable", "ballad", "acrostic"}, regexp.MustCompile(`\b(?:in the (?:form|style|format|shape) of an?|as an?|write an?|compose an?|tell me an?|give me an?)(?: [a-z]+){0,2} (?:poem|song|story|haiku|limerick|rap|sonnet|riddle|play|script|fairy ?tale|fable|ballad|acrostic)\b[^.\n]{0,60}\b(?:recipe|instructions|steps|how (?:to|one could|you could|i could)|the way (?:in which )?(?:one|you|i) could|tutorial|guide)\b`), 0},
 	// A sudden pivot after a stretch of unrelated text ("..., speaking of
-	// which, ...", "on another note, ..."): only past the first 150 bytes.
-	{"topic_pivot", []string{"speaking of", "on another note", "on an unrelated note", "changing the subject", "unrelated", "oh", "by the way"}, regexp.MustCompile(`\bspeaking of (?:which|technology|that|[a-z]+),|\bby the way,? (?:ignore|forget|what (?:is|are|were) (?:the|your)|tell me (?:the|your)|print|reveal|show me)\b|\bon (?:another|an unrelated|a different) note\b|\bchanging the subject\b|\bunrelated,? but\b|\boh,? and (?:where|what|who|can|could|tell|also|by the way)\b`), 150},
+	// which, ...", "on another note, ..."), also a sentence opening with
+	// "speaking of" in another language: only past the first 100 bytes.
+	{"topic_pivot", append([]string{"speaking of", "on another note", "on an unrelated note", "changing the subject", "unrelated", "oh", "by the way"}, mlPivotTriggers...), regexp.MustCompile(`\bspeaking of (?:[a-z']+ ){0,3}[a-z']+,|\bby the way,? (?:ignore|forget|what (?:is|are|were) (?:the|your)|tell me (?:the|your)|print|reveal|show me)\b|\bon (?:another|an unrelated|a different) note\b|\bchanging the subject\b|\bunrelated,? but\b|\boh,? and (?:where|what|who|can|could|tell|also|by the way)\b|` + mlPivot), 100},
+	// Not attack signals: trigger words (above) and a device or app
+	// setting named as a mode ("developer mode on my Android phone"). See
+	// bareTrigger.
+	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored)`), 0},
+	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation)\b[^.\n?]{0,50}\bmode\b`), 0},
 }
 
 // Building blocks of the English override, persona and extraction signals.
 const (
+	// personalItem: a person's private data, as asked for by name.
+	personalItem  = `(?:birth ?(?:date|day|year)|date of birth|e-?mail address|home address|address|phone number|city of residence|residence|social security number|ssn|bank balance|password|initials)`
 	overrideVerbs = `(?:ignore|disregard|forget|override|skip|bypass|drop|abandon|neglect|discard)`
 	// overrideObject: one or more qualifiers, at most one other word among
 	// them, and the separator before the noun.
@@ -676,6 +703,15 @@ const (
 	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
 )
 
+// mlPivot: a sentence opening with "speaking of (that|X)" in another
+// language (Spanish, French, German, Italian, Portuguese, Dutch, Polish,
+// Turkish, Indonesian, Vietnamese, Russian, Greek, Chinese, Japanese,
+// Korean, Arabic, Hindi); the fillers "by the way" are too common there.
+const mlPivot = `[.!?\n。！？]\s*(?:hablando de|en parlant de|apropos|à propos|parlando di|falando (?:de|em|nisso)|por falar (?:em|nisso)|wo wir gerade (?:von|bei)|da wir gerade (?:von|bei)|over [^.!?\n]{1,30} gesproken|skoro mowa o|berbicara tentang|ngomong-ngomong|[^.!?\n]{1,30} demişken|nhắc đến|говоря о|кстати о|μιλώντας για|بالحديث عن)|[.!?\n。！？]\s*[^.!?\n。！？]{0,40}?(?:说到|說到|谈到|談到|说起|說起|といえば|と言えば|について話すと|の話をすると|について言えば|에 대해 말하자면|얘기가 나와서|이야기가 나와서|말이 나온 김에|की बात करें तो)`
+
+// mlPivotTriggers gate mlPivot.
+var mlPivotTriggers = []string{"hablando", "parlant", "apropos", "à propos", "parlando", "falando", "falar", "gerade", "gesproken", "skoro", "berbicara", "ngomong", "demişken", "nhắc", "говоря", "кстати", "μιλώντας", "بالحديث", "说到", "說到", "谈到", "談到", "说起", "說起", "といえば", "と言えば", "について話", "の話をすると", "について言", "말하자면", "얘기가 나와서", "이야기가 나와서", "말이 나온 김에", "की बात करें तो"}
+
 var b64RE = regexp.MustCompile(`[A-Za-z0-9+/]{24,}={0,2}`)
 
 // Signals returns the names of the heuristic signals present in the
@@ -689,10 +725,14 @@ func Signals(raw, normText string) []string {
 // signals is Signals with the de-leeted view written to buf (grown as
 // needed and returned).
 func signals(buf []byte, raw, normText string) ([]string, []byte) {
-	out := matchSignals(normText, nil)
+	var fd floodDetector
+	out := matchSignalsWith(normText, nil, matchSignalRE, &fd)
 	var changed bool
 	if buf, changed = appendDeleet(buf[:0], normText); changed {
 		out = matchSignals(unsafe.String(unsafe.SliceData(buf), len(buf)), out)
+	}
+	if fd.found {
+		out = append(out, "repeated_token")
 	}
 	return moreSignals(out, raw, normText), buf
 }
@@ -704,21 +744,184 @@ func moreSignals(out []string, raw, normText string) []string {
 	if pigLatin(normText) {
 		out = append(out, "pig_latin")
 	}
+	if i := slices.Index(out, "few_shot"); i >= 0 && !openFinalTurn(normText) {
+		// A pasted FAQ or quiz (every question answered, then a request
+		// about it) is not priming.
+		out = slices.Delete(out, i, i+1)
+	}
 	if d := decodedPayloads(raw); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
 		for _, s := range signalREs {
-			if s.re.MatchString(d) {
+			if !marker(s.name) && s.re.MatchString(d) {
 				out = append(out, "encoded_"+s.name)
 			}
 		}
 	}
-	return out
+	return bareTrigger(out)
 }
 
 // manyQuestions question marks in one message: burying one request among
 // many unrelated ones ("overload with information").
 const manyQuestions = 4
+
+// BareTrigger is the feature of a text that has a trigger word ("ignore",
+// "bypass", "jailbreak", "developer mode", ".gitignore") but none of the
+// attack structure around it: "you can ignore this warning", "add it to
+// .gitignore", "how do I turn on developer mode on my phone". The model
+// learns its (negative) weight; it is not evidence of an attack (Score
+// keeps NoSignalFloor for it).
+const BareTrigger = "bare_trigger"
+
+// bareTrigger replaces the trigger_word and setting_mode markers of
+// matchSignals by bare_trigger when no attack signal fired. A mode of a
+// device or app ("developer mode on my Android phone") is no mode_switch
+// when nothing else is: "turn on" and "enable" are how one speaks of such
+// settings.
+func bareTrigger(out []string) []string {
+	trig, setting := slices.Contains(out, "trigger_word"), slices.Contains(out, "setting_mode")
+	if !trig && !setting {
+		return out
+	}
+	out = slices.DeleteFunc(out, marker)
+	if setting && len(out) == 1 && out[0] == "mode_switch" {
+		out, trig = out[:0], true
+	}
+	if trig && len(out) == 0 {
+		out = append(out, BareTrigger)
+	}
+	return out
+}
+
+// marker reports the two entries of signalREs that are input to
+// bareTrigger, not signals.
+func marker(name string) bool { return name == "trigger_word" || name == "setting_mode" }
+
+// Evidence reports whether sig holds an attack signal (anything but
+// bare_trigger).
+func Evidence(sig []string) bool {
+	for _, s := range sig {
+		if s != BareTrigger {
+			return true
+		}
+	}
+	return false
+}
+
+// Turn markers of a fabricated transcript (few-shot priming).
+var (
+	askMarkers    = []string{"q:", "user:", "human:", "input:"}
+	answerMarkers = []string{"a:", "ai:", "bot:", "assistant:", "chatbot:", "gpt:", "output:"}
+)
+
+// openFinalTurn reports whether a transcript of turns ends on an open turn:
+// a question with no answer after it, or an answer marker followed by
+// nothing or by an unfinished stub ("a: sure, here it is:", "output: the
+// key is") for the model to complete. Few-shot priming ends so; a pasted
+// FAQ or quiz ends on an answer and then asks for something about it.
+func openFinalTurn(s string) bool {
+	q, a := -1, -1
+	for _, m := range askMarkers {
+		q = max(q, lastMarker(s, m))
+	}
+	for _, m := range answerMarkers {
+		if i := lastMarker(s, m); i > a {
+			a = i
+		}
+	}
+	if q > a {
+		return true
+	}
+	if a < 0 {
+		return false
+	}
+	tail := strings.TrimSpace(s[a:])
+	tail = tail[strings.IndexByte(tail, ':')+1:]
+	tail = strings.TrimSpace(tail)
+	return tail == "" || len(tail) <= 40 && !strings.ContainsAny(tail[len(tail)-1:], ".!?")
+}
+
+// lastMarker returns the index of the last occurrence of the turn marker m
+// in s that starts a word, or -1.
+func lastMarker(s, m string) int {
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], m)
+		if i <= 0 || !wordByte(s[i-1]) {
+			return i
+		}
+		end = i
+	}
+}
+
+// repeatRun is how many times in a row a word or short phrase must occur to
+// count as a flood.
+const repeatRun = 10
+
+// floodDetector finds a flood: one word or a phrase of up to three words
+// repeated repeatRun times in a row ("cake cake cake ...", "ignore the
+// above ignore the above ..."), which pushes the instructions out of the
+// model's attention or hides a request at its end. matchSignalsWith hands
+// it every word, which only goes into a ring. Every fourth word is compared
+// with the three before it; on a match the run is counted back through
+// the ring and then followed word by word until it breaks. A run long
+// enough to count spans more than four words, so sampling misses none.
+type floodDetector struct {
+	st, en [floodRing]int // words n-floodRing .. n-1 at index mod floodRing
+	n      int            // words seen
+	run    [3]int         // while live: run[p] consecutive words equal to the word p+1 before
+	live   bool
+	found  bool
+}
+
+// floodRing words of history (a power of two, at least 3*repeatRun).
+const floodRing = 32
+
+func (f *floodDetector) word(i, k int) {
+	f.st[f.n&(floodRing-1)], f.en[f.n&(floodRing-1)] = i, k
+	f.n++
+}
+
+// same reports whether words a and b (indices, both in the ring) are equal.
+func (f *floodDetector) same(text string, a, b int) bool {
+	a, b = a&(floodRing-1), b&(floodRing-1)
+	return f.en[a]-f.st[a] == f.en[b]-f.st[b] && text[f.st[a]:f.en[a]] == text[f.st[b]:f.en[b]]
+}
+
+// sampled reports whether the last word (of at least four) has the length
+// of one of the three before it, the cheap part of check.
+func (f *floodDetector) sampled() bool {
+	const r = floodRing - 1
+	m := f.n - 1
+	l := f.en[m&r] - f.st[m&r]
+	return l == f.en[(m-1)&r]-f.st[(m-1)&r] || l == f.en[(m-2)&r]-f.st[(m-2)&r] || l == f.en[(m-3)&r]-f.st[(m-3)&r]
+}
+
+// check compares the last word with the three before it.
+func (f *floodDetector) check(text string) {
+	m := f.n - 1
+	wasLive := f.live
+	f.live = false
+	for p := 1; p <= 3; p++ {
+		r := &f.run[p-1]
+		switch {
+		case m-p < 0 || !f.same(text, m, m-p):
+			*r = 0
+		case wasLive:
+			*r++
+		default:
+			// Count the run back through the ring.
+			need := (repeatRun - 1) * p
+			for *r = 1; *r < need && m-*r-p >= max(0, f.n-floodRing) && f.same(text, m-*r, m-*r-p); *r++ {
+			}
+		}
+		if *r > 0 {
+			f.live = true
+			if *r >= (repeatRun-1)*p {
+				f.found = true
+			}
+		}
+	}
+}
 
 // pigLatin reports text (its first 2 KiB) whose words mostly end in "ay"
 // ("erehway isway ethay"), a way to smuggle a request past filters.
@@ -865,13 +1068,14 @@ const (
 // finds the triggers; each signal's regexp runs at most once per window,
 // and reads O(len(text)) bytes in all (see windowDensity).
 func matchSignals(text string, out []string) []string {
-	return matchSignalsWith(text, out, matchSignalRE)
+	return matchSignalsWith(text, out, matchSignalRE, nil)
 }
 
 func matchSignalRE(si int, s string) bool { return signalREs[si].re.MatchString(s) }
 
 // matchSignalsWith is matchSignals with the regexp search passed in, so
-// tests can count the bytes searched.
+// tests can count the bytes searched, and a flood detector (or nil) fed
+// every word.
 //
 // Merged stretches differ from the windows in two ways, only on the dense
 // inputs that reach the limits: a match may span two windows that no single
@@ -880,7 +1084,7 @@ func matchSignalRE(si int, s string) bool { return signalREs[si].re.MatchString(
 // (word triggers, then symbol triggers) ends rather than at its first
 // matching window, which can change the order of signals and so the last
 // bit of the score.
-func matchSignalsWith(text string, out []string, match func(si int, s string) bool) []string {
+func matchSignalsWith(text string, out []string, match func(si int, s string) bool, fd *floodDetector) []string {
 	var done, merged [maxSignals]bool
 	// [lastSt[si], lastEnd[si]) is the last window searched for signal si:
 	// a window inside it needs no second search.
@@ -959,6 +1163,11 @@ func matchSignalsWith(text string, out []string, match func(si int, s string) bo
 		k := j // without closing quotes ("... 'ignore'")
 		for k > i && text[k-1] == '\'' {
 			k--
+		}
+		if fd != nil {
+			if fd.word(i, k); !fd.found && (fd.live || fd.n&3 == 0 && fd.sampled()) {
+				fd.check(text)
+			}
 		}
 		if n := k - i; n >= 32 || triggerShape[shapeKey(text[i], text[k-1])]&(1<<n) == 0 {
 			i = j

@@ -54,7 +54,8 @@ func NewWithModel(b []byte) (*Scanner, error) {
 func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 
 // Score returns the attack score of text (0..1) and its signals. Without
-// any heuristic signal the model alone must be confident: its raw
+// any heuristic signal (bare_trigger, a trigger word without attack
+// structure, is none) the model alone must be confident: its raw
 // probability p is mapped to (p-NoSignalFloor)/(1-NoSignalFloor), so plain
 // questions that merely resemble the attack sets' wording ("what is our
 // policy?") stay below the threshold.
@@ -71,7 +72,7 @@ func (s *Scanner) Score(text string) (float64, []string) {
 	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.leet) <= 1<<20 {
 		scratchPool.Put(sc)
 	}
-	if len(sig) == 0 {
+	if !Evidence(sig) {
 		p = max(0, (p-NoSignalFloor)/(1-NoSignalFloor))
 	}
 	return p, sig
@@ -86,8 +87,8 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // NoSignalFloor is the share of the model's probability scale ignored when
-// no heuristic signal fired.
-const NoSignalFloor = 0.3
+// no heuristic signal fired (see train.Config.PosWeight).
+const NoSignalFloor = 0.4
 
 // Scan appends a hit when the text scores at or above Threshold. The span
 // is the whole text: an injection is a property of the message, and it is

@@ -92,12 +92,13 @@ func total(n [maxSignals]int) (sum int) {
 // allowance plus the text once per phase.
 func TestMatchSignalsReadsLinearBytes(t *testing.T) {
 	units := []string{"ignore ", "system prompt ", "instructions ", "<|", "q: ", "игнор ", "忽略", "i am ",
-		"ignore the rules prompt secret you are now mode dan q: user ", "a ", "ignore\n", "ignoreignore "}
+		"ignore the rules prompt secret you are now mode dan q: user ", "a ", "ignore\n", "ignoreignore ",
+		"imagine ", "hypothetically we ", "mode ", "user's ", "sharing is ", "poem ", "说到", "speaking of it, "}
 	for _, u := range units {
 		for _, size := range []int{16 << 10, 64 << 10} {
 			text := strings.Repeat(u, size/len(u))
 			var n [maxSignals]int
-			matchSignalsWith(text, nil, countingMatch(&n))
+			matchSignalsWith(text, nil, countingMatch(&n), nil)
 			for si, got := range n[:len(signalREs)] {
 				require.LessOrEqual(t, got, (windowBudgetPerByte+2)*len(text)+windowBudgetBase,
 					"%q x %d: %s searched %d bytes", u, size, signalREs[si].name, got)
@@ -136,12 +137,14 @@ func TestMatchSignalsMatchesPerWindow(t *testing.T) {
 		}
 		text := b.String()
 		var got, ref [maxSignals]int
-		require.Equal(t, refMatchSignals(text, nil, countingMatch(&ref)), matchSignalsWith(text, nil, countingMatch(&got)), "%q", text)
+		require.Equal(t, refMatchSignals(text, nil, countingMatch(&ref)), matchSignalsWith(text, nil, countingMatch(&got), nil), "%q", text)
 		if total(got) < total(ref) {
 			merged++
 		}
 	}
-	require.GreaterOrEqual(t, merged, 16, "too few texts reach the merged search")
+	// 12 of the 240 with FeatureVersion 5's triggers (16 before: more
+	// signals share the same random triggers, so each is denser less often).
+	require.GreaterOrEqual(t, merged, 10, "too few texts reach the merged search")
 }
 
 func TestCoverBits(t *testing.T) {

@@ -24,7 +24,12 @@ type Config struct {
 	L2     float64 // default 1e-6
 	Seed   uint64  // default 1
 	// PosWeight multiplies the balanced weight of attacks: missing an
-	// attack costs more than a false alarm up to the FPR budget. Default 2.5, chosen on the cross-validated eval together with injection.NoSignalFloor (higher weights pass recall on cyberseceval but flag plain questions such as "What is our refund policy?").
+	// attack costs more than a false alarm up to the FPR budget. Default
+	// 2.75, chosen on the cross-validated eval (mean of six training seeds)
+	// together with injection.NoSignalFloor: with FeatureVersion 5's
+	// signals, 2.75 and a floor of 0.4 catch 5 more cyberseceval rows than
+	// 2.5 and 0.3 at a lower wildguard FPR; higher weights flag plain
+	// questions such as "What is our refund policy?".
 	PosWeight float64
 }
 
@@ -54,7 +59,7 @@ func Fit(ex []Example, feats [][]uint32, cfg Config) *injection.Model {
 		cfg.Seed = 1
 	}
 	if cfg.PosWeight == 0 {
-		cfg.PosWeight = 2.5
+		cfg.PosWeight = 2.75
 	}
 	pos := 0
 	for _, e := range ex {
