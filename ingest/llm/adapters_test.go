@@ -148,3 +148,37 @@ func TestStreamIdleTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenAnswerNotRepeated: a successful answer whose body breaks off
+// after the headers is reported as a network failure and not repeated. The
+// vendor has generated (and billed) that answer; a second call would bill it
+// twice. A refused connection before any answer is still repeated.
+func TestBrokenAnswerNotRepeated(t *testing.T) {
+	for _, ad := range adapters {
+		t.Run(ad.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Length", "4096")
+				w.WriteHeader(http.StatusOK)
+				_, _ = w.Write([]byte(`{"id":"chatcmpl-1","choices":[{"message":{"content":"The answ`))
+				w.(http.Flusher).Flush()
+				// Close the connection with the body 4,000 bytes short.
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+			}))
+			defer srv.Close()
+			p := ad.new(llm.Config{BaseURL: srv.URL, RetryDelay: time.Millisecond})
+			err := call(context.Background(), p, false, ad.cred)
+			var le *llm.Error
+			require.True(t, errors.As(err, &le), "%v", err)
+			require.Equal(t, llm.ErrNetwork, le.Type)
+			require.Equal(t, http.StatusBadGateway, le.Status)
+			require.Contains(t, le.Message, "broke off")
+			require.Equal(t, int32(1), calls.Load(), "a broken 200 answer must not be requested again")
+		})
+	}
+}

@@ -10,6 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"time"
 )
 
@@ -89,6 +92,9 @@ type Error struct {
 	Status  int
 	Type    string
 	Message string
+	// Answered: the vendor had begun a successful answer when the call
+	// failed, so it has generated (and billed) it; Retry does not repeat it.
+	Answered bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d): %s", e.Type, e.Status, e.Message) }
@@ -159,8 +165,9 @@ type Streamer interface {
 // Retry calls f a second time, after delay, when its first failure is
 // transient: no connection, or any 5xx status (Anthropic's 529 overloaded
 // included), the "idempotent failures" of spec section 7. A 4xx (429
-// included) is the caller's to handle and is not repeated. Nothing has
-// reached the caller yet, so repeating the call is safe.
+// included) is the caller's to handle and is not repeated, nor is a
+// successful answer that broke off (Error.Answered). Nothing has reached
+// the caller yet, so repeating the call is safe.
 func Retry[T any](ctx context.Context, delay time.Duration, f func() (T, error)) (T, error) {
 	v, err := f()
 	if !Transient(err) {
@@ -180,5 +187,34 @@ func Transient(err error) bool {
 	if !errors.As(err, &le) {
 		return false
 	}
-	return le.Type == ErrNetwork || le.Type == ErrStatus && le.Status >= 500 && le.Status <= 599
+	return !le.Answered && (le.Type == ErrNetwork || le.Type == ErrStatus && le.Status >= 500 && le.Status <= 599)
+}
+
+// TransportError is the *Error of a failed HTTP exchange: a timeout (the
+// call's deadline or the connection's) is 504, anything else 502.
+func TransportError(ctx context.Context, err error) *Error {
+	var ne net.Error
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return &Error{Status: http.StatusGatewayTimeout, Type: ErrTimeout, Message: "the upstream LLM did not answer in time"}
+	}
+	return &Error{Status: http.StatusBadGateway, Type: ErrNetwork, Message: "cannot reach the upstream LLM"}
+}
+
+// maxAnswer bounds a non-streamed answer's body.
+const maxAnswer = 16 << 20
+
+// ReadAnswer reads the body of a successful non-streamed answer (at most
+// 16 MiB). A body that breaks off is an Answered error, so Retry does not
+// ask (and pay) for the same answer twice.
+func ReadAnswer(ctx context.Context, body io.Reader) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(body, maxAnswer))
+	if err != nil {
+		e := TransportError(ctx, err)
+		if e.Type == ErrNetwork {
+			e.Message = "the upstream answer broke off"
+		}
+		e.Answered = true
+		return nil, e
+	}
+	return raw, nil
 }

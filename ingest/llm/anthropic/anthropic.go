@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -278,11 +277,7 @@ func (a *Adapter) post(ctx context.Context, body []byte, cred llm.Credentials, s
 	}
 	res, err := a.client.Do(hr)
 	if err != nil {
-		var ne net.Error
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
-		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
+		return nil, llm.TransportError(ctx, err)
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
@@ -308,9 +303,9 @@ func (a *Adapter) once(ctx context.Context, body []byte, cred llm.Credentials) (
 		return llm.Response{}, err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	raw, err := llm.ReadAnswer(ctx, res.Body)
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+		return llm.Response{}, err
 	}
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil || w.Content == nil {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -256,11 +255,7 @@ func (a *Adapter) post(ctx context.Context, model, op string, body []byte, keys 
 	Sign(hr, body, keys, a.cfg.Region, "bedrock", a.now())
 	res, err := a.client.Do(hr)
 	if err != nil {
-		var ne net.Error
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-			return nil, &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-		}
-		return nil, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
+		return nil, llm.TransportError(ctx, err)
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
@@ -284,9 +279,9 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, keys Keys
 		return llm.Response{}, err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	raw, err := llm.ReadAnswer(ctx, res.Body)
 	if err != nil {
-		return llm.Response{}, &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "the upstream answer broke off"}
+		return llm.Response{}, err
 	}
 	var w struct {
 		Output struct {

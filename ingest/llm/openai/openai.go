@@ -6,10 +6,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
@@ -115,15 +113,16 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.
 	a.auth(hr.Header, cred.APIKey)
 	res, err := a.client.Do(hr)
 	if err != nil {
-		return llm.Response{}, transportError(ctx, err)
+		return llm.Response{}, llm.TransportError(ctx, err)
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return llm.Response{}, transportError(ctx, err)
-	}
 	if res.StatusCode >= 400 {
+		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
+	}
+	raw, err := llm.ReadAnswer(ctx, res.Body)
+	if err != nil {
+		return llm.Response{}, err
 	}
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil || len(w.Choices) == 0 {
@@ -139,14 +138,6 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.
 		out.ToolCalls = c.Message.ToolCalls
 	}
 	return out, nil
-}
-
-func transportError(ctx context.Context, err error) error {
-	var ne net.Error
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-	}
-	return &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
 }
 
 // upstreamMessage extracts OpenAI's {"error":{"message"}} without echoing

@@ -56,7 +56,7 @@ func (a *Adapter) open(ctx context.Context, model string, body []byte, cred llm.
 	a.auth(hr.Header, cred.APIKey)
 	res, err := a.client.Do(hr)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, llm.TransportError(ctx, err)
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -322,14 +321,6 @@ func (a *Adapter) endpoint(model, method string) string {
 		a.cfg.BaseURL, url.PathEscape(a.cfg.Project), url.PathEscape(a.cfg.Region), url.PathEscape(model), method)
 }
 
-func transport(ctx context.Context, err error) *llm.Error {
-	var ne net.Error
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return &llm.Error{Status: http.StatusGatewayTimeout, Type: llm.ErrTimeout, Message: "the upstream LLM did not answer in time"}
-	}
-	return &llm.Error{Status: http.StatusBadGateway, Type: llm.ErrNetwork, Message: "cannot reach the upstream LLM"}
-}
-
 // post sends body to u with the bearer token and returns the response of a
 // successful status; the caller closes its body.
 func (a *Adapter) post(ctx context.Context, u string, body []byte, token string) (*http.Response, error) {
@@ -341,7 +332,7 @@ func (a *Adapter) post(ctx context.Context, u string, body []byte, token string)
 	hr.Header.Set("Authorization", "Bearer "+token)
 	res, err := a.client.Do(hr)
 	if err != nil {
-		return nil, transport(ctx, err)
+		return nil, llm.TransportError(ctx, err)
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
@@ -385,9 +376,9 @@ func (a *Adapter) once(ctx context.Context, u string, body []byte, token, model 
 		return llm.Response{}, err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	raw, err := llm.ReadAnswer(ctx, res.Body)
 	if err != nil {
-		return llm.Response{}, transport(ctx, err)
+		return llm.Response{}, err
 	}
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil || len(w.Candidates) == 0 {
@@ -446,7 +437,7 @@ func (a *Adapter) token(ctx context.Context, cred string) (string, error) {
 	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	res, err := a.client.Do(hr)
 	if err != nil {
-		return "", transport(ctx, err)
+		return "", llm.TransportError(ctx, err)
 	}
 	defer res.Body.Close()
 	var tr struct {
