@@ -82,9 +82,11 @@ func requireJSON(c echo.Context) error {
 // readBody reads the whole request body, answering 413 beyond limit bytes.
 func readBody(c echo.Context, limit int64) ([]byte, error) {
 	r := c.Request()
-	tooLarge := fail(http.StatusRequestEntityTooLarge, "request body is larger than the limit of %d bytes", limit)
+	tooLarge := func() error {
+		return fail(http.StatusRequestEntityTooLarge, "request body is larger than the limit of %d bytes", limit)
+	}
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, tooLarge()
 	}
 	// Size the buffer from Content-Length (bytes.Buffer wants MinRead spare
 	// bytes to detect EOF without growing); unknown length starts small.
@@ -98,7 +100,7 @@ func readBody(c echo.Context, limit int64) ([]byte, error) {
 		return nil, fail(http.StatusBadRequest, "could not read the request body: %v", err)
 	}
 	if int64(buf.Len()) > limit {
-		return nil, tooLarge
+		return nil, tooLarge()
 	}
 	return buf.Bytes(), nil
 }

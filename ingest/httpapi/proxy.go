@@ -304,7 +304,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 		tr.FinalDecision = string(governance.ActionAllow) // judged and let through; "pass" means not judged
 	}
 	// The effective mode prices the call (DESIGN.md 5: proxy billing).
-	tr.Metadata, _ = json.Marshal(map[string]string{"service_mode": mode})
+	tr.Metadata = json.RawMessage(`{"service_mode":"` + mode + `"}`) // mode is one of the four names
 	for _, d := range []struct {
 		name string
 		dst  *string
