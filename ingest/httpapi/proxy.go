@@ -368,7 +368,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 		}
 	}
 
-	up, err := s.forward(c, body)
+	up, err := s.forward(c, body, pr.Stream)
 	if err != nil {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
 		s.queueTrace(app, tr, findings, "", "")
@@ -388,7 +388,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if err != nil {
 		tr.Status, tr.FinalDecision = schemas.StatusError, "error"
 		s.queueTrace(app, tr, findings, "", "")
-		if errors.Is(err, errUpstreamTimeout) {
+		if le := (*llm.Error)(nil); errors.Is(err, errUpstreamTimeout) || errors.As(err, &le) && le.Type == llm.ErrTimeout {
 			return upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
 		}
 		return upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream connection broke while reading the answer")
@@ -470,72 +470,90 @@ func (s *Server) proxyChat(c echo.Context) error {
 
 // forward sends body to the upstream with the forwarded headers. Errors are
 // the spec's 504 / 502 shapes. The upstream timeout does not stop at the
-// answer's headers: it bounds the whole exchange of an answer read at once,
-// and proxyStream turns it into an idle timeout per read (upstreamBody), so
-// a stream may run as long as the upstream keeps sending.
-func (s *Server) forward(c echo.Context, body []byte) (*http.Response, error) {
-	ctx, cancel := context.WithCancel(c.Request().Context())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.UpstreamURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		cancel()
-		return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream URL is invalid")
-	}
-	for _, name := range forwardedHeaders {
-		if v := c.Request().Header.Values(name); len(v) > 0 {
-			req.Header[name] = v
+// answer's headers: it bounds the whole exchange of an answer read at once
+// (upstreamBody), and each read of a stream (llm.OpenStream's idle timeout),
+// so a stream may run as long as the upstream keeps sending.
+func (s *Server) forward(c echo.Context, body []byte, stream bool) (*http.Response, error) {
+	send := func(ctx context.Context) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.UpstreamURL+"/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "the upstream URL is invalid")
 		}
+		for _, name := range forwardedHeaders {
+			if v := c.Request().Header.Values(name); len(v) > 0 {
+				req.Header[name] = v
+			}
+		}
+		return s.upstream.Do(req)
 	}
+	if stream {
+		res, cancel, err := llm.OpenStream(c.Request().Context(), s.cfg.UpstreamTimeout, send)
+		if err != nil {
+			return nil, forwardError(err, false)
+		}
+		res.Body = &cancelOnClose{ReadCloser: res.Body, cancel: cancel}
+		return res, nil
+	}
+	ctx, cancel := context.WithCancel(c.Request().Context())
 	expired := new(atomic.Bool)
 	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() {
 		expired.Store(true)
 		cancel()
 	})
-	res, err := s.upstream.Do(req)
+	res, err := send(ctx)
 	if err != nil {
 		timer.Stop()
 		cancel()
-		var ne net.Error
-		if expired.Load() || errors.As(err, &ne) && ne.Timeout() {
-			return nil, upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
-		}
-		return nil, upstreamJSONError(http.StatusBadGateway, "upstream_error", "cannot reach the upstream")
+		return nil, forwardError(err, expired.Load())
 	}
 	res.Body = &upstreamBody{rc: res.Body, cancel: cancel, timer: timer, expired: expired}
 	return res, nil
+}
+
+// forwardError is the spec's shape of a failed forward: 504 for a timeout
+// (expired: the upstream timeout cancelled the request), else 502.
+func forwardError(err error, expired bool) error {
+	var ue *upstreamError
+	var le *llm.Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &ue):
+		return err
+	case expired || errors.As(err, &le) && le.Type == llm.ErrTimeout || errors.As(err, &ne) && ne.Timeout():
+		return upstreamJSONError(http.StatusGatewayTimeout, "upstream_timeout", "the upstream did not answer in time")
+	}
+	return upstreamJSONError(http.StatusBadGateway, "upstream_error", "cannot reach the upstream")
+}
+
+// cancelOnClose ends a stream's upstream request when the stream is closed
+// (a client that left mid-stream cancels the upstream too).
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // errUpstreamTimeout is a read of the upstream's answer cut by
 // Config.UpstreamTimeout.
 var errUpstreamTimeout = errors.New("the upstream did not answer in time")
 
-// upstreamBody is the upstream's answer body under the upstream timeout:
-// the timer started by forward runs on (the whole exchange is bounded)
-// until perRead makes it an idle timeout, re-armed for each read. Close
-// cancels the upstream request (a client that left mid-stream cancels the
-// upstream too).
+// upstreamBody is a non-streamed answer's body under the upstream timeout
+// that forward started: the whole exchange is bounded. Close cancels the
+// upstream request.
 type upstreamBody struct {
 	rc      io.ReadCloser
 	cancel  context.CancelFunc
 	timer   *time.Timer
-	expired *atomic.Bool  // the timer fired (the request was cancelled by it)
-	idle    time.Duration // 0: the timer runs from the request on
-}
-
-// perRead bounds each read by d instead of the whole exchange; the time the
-// caller spends between reads (writing to its client) is not counted.
-func (b *upstreamBody) perRead(d time.Duration) {
-	b.timer.Stop()
-	b.idle = d
+	expired *atomic.Bool // the timer fired (the request was cancelled by it)
 }
 
 func (b *upstreamBody) Read(p []byte) (int, error) {
-	if b.idle > 0 {
-		b.timer.Reset(b.idle)
-	}
 	n, err := b.rc.Read(p)
-	if b.idle > 0 {
-		b.timer.Stop()
-	}
 	if err != nil && b.expired.Load() {
 		return n, fmt.Errorf("%w (%w)", errUpstreamTimeout, err)
 	}
@@ -748,8 +766,7 @@ func (s *Server) proxyStream(c echo.Context, app query.App, tr schemas.Trace, up
 	if w.Header().Get("Cache-Control") == "" {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
-	body := up.Body.(*upstreamBody) // forward's
-	body.perRead(s.cfg.UpstreamTimeout)
+	body := up.Body // each read bounded by the upstream timeout (forward)
 	rc := http.NewResponseController(w)
 	w.WriteHeader(up.StatusCode)
 	var text, others strings.Builder

@@ -292,6 +292,13 @@ func TestProxyErrors(t *testing.T) {
 	r = ph.call(chatBody)
 	require.Equal(t, http.StatusGatewayTimeout, r.Code)
 	require.JSONEq(t, `{"error":{"message":"the upstream did not answer in time","type":"upstream_timeout"}}`, string(r.Body))
+	// The same for a stream, whose forward has its own timer.
+	r = pd.call(streamBody)
+	require.Equal(t, http.StatusBadGateway, r.Code)
+	require.JSONEq(t, `{"error":{"message":"cannot reach the upstream","type":"upstream_error"}}`, string(r.Body))
+	r = ph.call(streamBody)
+	require.Equal(t, http.StatusGatewayTimeout, r.Code)
+	require.JSONEq(t, `{"error":{"message":"the upstream did not answer in time","type":"upstream_timeout"}}`, string(r.Body))
 }
 
 // TestProxyCost: proxied traces get cost_usd from the upstream's usage and
