@@ -411,3 +411,30 @@ func TestReadFileRejectsForeignFiles(t *testing.T) {
 	_, err := ReadFile(p)
 	require.Error(t, err)
 }
+
+// TestPooledStateDoesNotLeakRows: one Writer's pooled state (converted
+// rows, a date's rows, policy hits, the output buffer) serves chunk after
+// chunk: a large chunk over two dates with policy hits, then a small one,
+// leaves the small file with exactly its own rows and hits.
+func TestPooledStateDoesNotLeakRows(t *testing.T) {
+	dir := t.TempDir()
+	w := newTestWriter(t, dir)
+	ctx := context.Background()
+	var big []query.TraceRow
+	for i := range int64(600) {
+		big = append(big, fullRow(i, day1.Add(time.Duration(i)*2*time.Minute))) // 20 hours: crosses midnight
+	}
+	require.NoError(t, w.WriteChunk(ctx, chunkOf(big), big))
+	files, err := Files(dir)
+	require.NoError(t, err)
+	require.Len(t, files, 2, "two dates")
+
+	small := []query.TraceRow{minimalRow(1000, day1), fullRow(1001, day1)}
+	require.NoError(t, w.WriteChunk(ctx, chunkOf(small), small))
+	got, err := ReadFile(filepath.Join(dir, "traces", "date=2026-03-14", FileName(chunkOf(small))))
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, []int64{1000, 1001}, []int64{got[0].Offset, got[1].Offset})
+	require.Nil(t, got[0].Trace.PolicyHits)
+	require.Len(t, got[1].Trace.PolicyHits, 2)
+}

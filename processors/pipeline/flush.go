@@ -191,6 +191,9 @@ func (f *Flusher) Write(ctx context.Context, b *Batch) error {
 			f.metrics.FlushErrors.WithLabelValues("store").Inc()
 			return fmt.Errorf("flush chunk %s: %w: %w", chunkName(b.Chunk), ErrStore, err)
 		}
+		if b.owned == nil { // sized for the usual case, every row owned
+			b.owned = make([]query.TraceRow, 0, len(rows))
+		}
 		b.owned = b.owned[:0]
 		for i := range rows {
 			if owner[i] {

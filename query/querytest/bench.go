@@ -72,6 +72,41 @@ func BenchWriteTraces(b *testing.B, s query.Store) {
 	}
 }
 
+// BenchWriteTracesVaried measures WriteTraces with chunks whose sizes vary
+// (20 to 219 rows), as a long-running processor cuts them (idle cuts take
+// whatever arrived): every size is written once before the timer starts,
+// then sizes cycle. It reports process CPU time per row. A store whose
+// statement texts depend on the row count parses statements its cache no
+// longer holds here.
+func BenchWriteTracesVaried(b *testing.B, s query.Store) {
+	ctx := context.Background()
+	next := int64(0)
+	write := func(n int) {
+		rows := BenchRows(n, next)
+		next += int64(n)
+		chunk := query.Chunk{Topic: Topic, Partition: 0, FirstOffset: rows[0].Offset, LastOffset: rows[n-1].Offset}
+		if _, err := s.WriteTraces(ctx, chunk, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for n := 20; n < 220; n++ {
+		write(n)
+	}
+	total := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		n := 20 + (i*37)%200
+		total += n
+		write(n)
+	}
+	b.StopTimer()
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(total), "cpu-ns/row")
+	}
+}
+
 // BenchExistingRequestIDs measures ExistingRequestIDs with 500 ids of which
 // half are stored, the shape of one full POST /v1/events batch.
 func BenchExistingRequestIDs(b *testing.B, s query.Store) {

@@ -20,6 +20,13 @@ func BenchmarkWriteTraces(b *testing.B) {
 	querytest.BenchWriteTraces(b, s)
 }
 
+// BenchmarkWriteTracesVaried: chunks of 20 to 219 rows, sizes cycling.
+func BenchmarkWriteTracesVaried(b *testing.B) {
+	s := open(b)
+	defer s.Close()
+	querytest.BenchWriteTracesVaried(b, s)
+}
+
 // BenchmarkExistingRequestIDs: one POST /v1/events resend check (500 ids, half stored).
 func BenchmarkExistingRequestIDs(b *testing.B) {
 	s := open(b)

@@ -1,6 +1,7 @@
 package sqlcore
 
 import (
+	"encoding/json"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -104,4 +105,25 @@ func TestTraceArrays(t *testing.T) {
 	require.Equal(t, []*float64{nil, nil, nil}, col("risk_score")) // NULL everywhere: still an array
 	require.Equal(t, []int32{0, 2, 0}, col("log_partition"))
 	require.Equal(t, []int64{1, 3, 1}, col("log_offset"))
+}
+
+// TestProxyPriceMode: the direct read of the proxy's metadata agrees with
+// encoding/json on the proxy's own shape and on everything near it.
+func TestProxyPriceMode(t *testing.T) {
+	viaJSON := func(meta []byte) string {
+		var m struct {
+			ServiceMode string `json:"service_mode"`
+		}
+		_ = json.Unmarshal(meta, &m)
+		return proxyPriceModes[m.ServiceMode]
+	}
+	for _, meta := range []string{
+		`{"service_mode":"observe"}`, `{"service_mode":"guard"}`, `{"service_mode":"verify"}`, `{"service_mode":"full"}`,
+		`{"service_mode":"other"}`, `{"service_mode":""}`, `{"service_mode":"obs\u0065rve"}`, `{"service_mode":"gu\"ard"}`,
+		`{"service_mode":"observe","service_mode":"full"}`, `{"service_mode":"observe","x":"y"}`, `{ "service_mode":"guard"}`,
+		`{"Service_Mode":"guard"}`, `{"service_mode":"full\x01"}`, "{\"service_mode\":\"\xff\"}", `{"service_mode":"observe"`,
+		`{}`, ``, `null`, `{"service_mode":1}`, `{"service_mode":"observe"}x`,
+	} {
+		require.Equal(t, viaJSON([]byte(meta)), proxyPriceMode([]byte(meta)), meta)
+	}
 }

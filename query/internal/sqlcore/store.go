@@ -1,6 +1,7 @@
 package sqlcore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,9 +35,28 @@ type Store struct {
 // in one statement, without building unbounded messages.
 const arrayRowsPerInsert = 10000
 
-// DefaultRowsPerInsert is a multi-row INSERT size that keeps statements well
-// under both engines' parameter limits while amortising per-statement cost.
-const DefaultRowsPerInsert = 200
+// DefaultRowsPerInsert is the largest multi-row INSERT: well under both
+// engines' parameter limits; per-row cost is the same at 32, 64 or 200 rows
+// a statement (BenchmarkWriteTraces), and 64 keeps the few statement texts
+// stmtRows makes small.
+const DefaultRowsPerInsert = 64
+
+// stmtRows is how many of n remaining rows the next statement carries: max
+// while at least max remain, then the largest power of two that fits. The
+// statement texts thus come in a handful of sizes whatever the chunk sizes,
+// and each engine's statement cache keeps all of them (one text per row
+// count would outgrow it, and a statement not cached is parsed again on
+// every use).
+func stmtRows(n, max int) int {
+	if n >= max {
+		return max
+	}
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
 
 // New returns a Store over b speaking d. rowsPerInsert <= 0 picks the default.
 func New(b Backend, d *Dialect, rowsPerInsert int) *Store {
@@ -342,7 +362,7 @@ func (s *Store) updateOne(ctx context.Context, what, q string, args ...any) erro
 // ExistingRequestIDs implements query.Store with one statement whose text
 // does not depend on len(ids) (the id list is a single argument), so it is
 // prepared once and reused; the primary key serves each id. Duplicate ids
-// may yield duplicate rows; the map absorbs them.
+// may return duplicate rows; the map absorbs them.
 func (s *Store) ExistingRequestIDs(ctx context.Context, orgID string, ids []string) (map[string]bool, error) {
 	out := make(map[string]bool)
 	// Ids that are not valid UTF-8 are never stored (Trace.Validate) and
@@ -422,18 +442,23 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 		// Usage aggregates only for a chunk written for the first time: a
 		// replay of a committed chunk owns the same rows again and must
 		// not count them twice.
-		per := s.rowsPerInsert
-		if s.d.ArrayTypes != nil {
-			per = arrayRowsPerInsert
+		arrays := s.d.ArrayTypes != nil
+		var args []any
+		if !arrays {
+			args = make([]any, 0, min(s.rowsPerInsert, len(cand))*len(traceColumns))
 		}
-		args := make([]any, 0, min(per, len(cand))*len(traceColumns))
-		for start := 0; start < len(cand); start += per {
-			batch := cand[start:min(start+per, len(cand))]
+		for start := 0; start < len(cand); {
+			k := stmtRows(len(cand)-start, s.rowsPerInsert)
+			if arrays { // one statement text whatever the count
+				k = min(len(cand)-start, arrayRowsPerInsert)
+			}
+			batch := cand[start : start+k]
+			start += k
 			var (
 				n   int64
 				err error
 			)
-			if s.d.ArrayTypes != nil {
+			if arrays {
 				if args, err = s.d.traceArrays(rows, batch); err != nil {
 					return err
 				}
@@ -456,10 +481,12 @@ func (s *Store) WriteTraces(ctx context.Context, chunk query.Chunk, rows []query
 				}
 				continue
 			}
-			for from := 0; from < len(batch); from += s.rowsPerInsert { // bounded statement size
-				if err := s.markOwners(ctx, q, rows, batch[from:min(from+s.rowsPerInsert, len(batch))], owner); err != nil {
+			for from := 0; from < len(batch); { // bounded statement sizes, as above
+				m := stmtRows(len(batch)-from, s.rowsPerInsert)
+				if err := s.markOwners(ctx, q, rows, batch[from:from+m], owner); err != nil {
 					return err
 				}
+				from += m
 			}
 		}
 		if newChunk == 1 {
@@ -487,11 +514,34 @@ type usageSum struct{ requests, prompt, completion int64 }
 var proxyPriceModes = map[string]string{"observe": query.AppModeEvents, "guard": query.AppModeVerify,
 	"verify": query.AppModeVerify, "full": query.AppModeFullControl}
 
+// proxyPriceMode is the price mode of a proxy trace's metadata: its
+// service_mode mapped by proxyPriceModes, "" when absent or unknown. The
+// proxy writes exactly {"service_mode":"<mode>"}, read here without a JSON
+// decoder; anything else (escapes, more members, other spacing) goes
+// through encoding/json, with the same result.
+func proxyPriceMode(meta []byte) string {
+	const pre, suf = `{"service_mode":"`, `"}`
+	if len(meta) > len(pre)+len(suf) && string(meta[:len(pre)]) == pre && string(meta[len(meta)-len(suf):]) == suf {
+		if v := meta[len(pre) : len(meta)-len(suf)]; !bytes.ContainsAny(v, `"\`) {
+			return proxyPriceModes[string(v)]
+		}
+	}
+	var m struct {
+		ServiceMode string `json:"service_mode"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	return proxyPriceModes[m.ServiceMode]
+}
+
 // addUsage adds the owned rows to usage_daily.
 func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, owner []bool) error {
 	sums := map[usageKey]*usageSum{}
 	appMode := map[[2]string]string{}
 	var order []usageKey
+	var (
+		lastDay int64
+		dayStr  string // the UTC date of lastDay: rows of a chunk share a day or two
+	)
 	for i := range rows {
 		if !owner[i] {
 			continue
@@ -499,11 +549,7 @@ func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, 
 		r := &rows[i]
 		mode := ""
 		if r.Trace.Mode == "proxy" {
-			var m struct {
-				ServiceMode string `json:"service_mode"`
-			}
-			_ = json.Unmarshal(r.Trace.Metadata, &m)
-			mode = proxyPriceModes[m.ServiceMode]
+			mode = proxyPriceMode(r.Trace.Metadata)
 		}
 		if mode == "" {
 			k := [2]string{r.OrgID, r.AppID}
@@ -526,7 +572,10 @@ func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, 
 				appMode[k] = mode
 			}
 		}
-		key := usageKey{r.OrgID, r.AppID, r.Trace.ReceivedAt.UTC().Format("2006-01-02"), mode}
+		if d := floorDiv(r.Trace.ReceivedAt.Unix(), 86400); d != lastDay || dayStr == "" {
+			lastDay, dayStr = d, r.Trace.ReceivedAt.UTC().Format("2006-01-02")
+		}
+		key := usageKey{r.OrgID, r.AppID, dayStr, mode}
 		u := sums[key]
 		if u == nil {
 			u = &usageSum{}
