@@ -102,6 +102,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
+	st.lsrcOK, st.lansOK = false, false
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
@@ -244,6 +245,15 @@ func (c *Checker) Check(answer, source string) Result {
 		if e, ok := st.lexAntonym(answer, source); ok {
 			return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 		}
+	}
+	// Opposites the word sets above cannot see: by an affix within a word
+	// ("post-stimulus" / "pre-stimulus"), and by an order word between two
+	// source words ("after launching" / "before launching").
+	if e, ok := st.affixOpposite(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: AffixConfidence, Evidence: []Evidence{e}}
+	}
+	if e, ok := st.orderFlip(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: OrderConfidence, Evidence: []Evidence{e}}
 	}
 	threshold := c.LongThreshold
 	switch {
@@ -420,6 +430,13 @@ type state struct {
 	aspans          []scan.Span // the answer's sentences
 
 	lex lexState // word meaning (lexcheck.go)
+
+	// affix.go, order.go: the source and the answer with ASCII letters
+	// lowered (same offsets), made on first use in a Check; the source
+	// words after "non-".
+	lsrc, lans     []byte
+	lsrcOK, lansOK bool
+	nonWords       []string
 }
 
 var statePool = sync.Pool{New: func() any {

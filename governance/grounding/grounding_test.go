@@ -90,6 +90,8 @@ func BenchmarkCheck(b *testing.B) {
 func FuzzCheck(f *testing.F) {
 	f.Add("Revenue grew 15% to $1.2M.", "Revenue grew 12% to 1,200,000.")
 	f.Add("\xff\xfe 12%", "12 percent\x00")
+	f.Add("We discount post-stimulus activity in a time-by-space model; it is negative.", "We discount pre-stimulus activity in a space-by-time model; it is non-negative.")
+	f.Add("Tom restarts it after launching, and likes rain more than sun.", "Tom: restart before launching?\nAnn: sun is nicer than rain\nTom: ok")
 	c := New()
 	f.Fuzz(func(t *testing.T, answer, source string) {
 		r := c.Check(answer, source)

@@ -1,0 +1,95 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAffixOpposite: a word the source has only with the opposite affix,
+// in the same context, is a contradiction; the near misses are not.
+func TestAffixOpposite(t *testing.T) {
+	paper := "We extend a space-by-time decomposition of spike trains to discount pre-stimulus baseline activity. " +
+		"This improves the decoding accuracy of the stimulus. The factorization is non-negative by design. " +
+		"The features are conditional on the class label."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"opposite prefix, hyphenated", "We discount post-stimulus baseline activity of spike trains.", paper, Contradiction, "pre-stimulus"},
+		{"opposite prefix, one word", "This improves the encoding accuracy of the stimulus.", paper, Contradiction, "decoding"},
+		{"prefix the answer drops", "The factorization is negative by design.", paper, Contradiction, "non-negative"},
+		{"prefix the answer adds", "The features are non-conditional on the class label.", paper, Contradiction, "conditional"},
+		{"compound the other way round", "We extend a time-by-space decomposition of spike trains.", paper, Contradiction, "space-by-time"},
+		{"faithful", "We extend a space-by-time decomposition to discount pre-stimulus baseline activity, which improves decoding accuracy.", paper, None, ""},
+		{"the source has both", "Post-stimulus activity was recorded for the baseline.",
+			"Both pre-stimulus and post-stimulus activity were recorded for the baseline.", None, ""},
+		{"the source has the word without the prefix too", "The weights are negative.",
+			"The weights are non-negative; negative weights are clipped to zero.", None, ""},
+		{"the opposite stands elsewhere", "Speech sounds pass through a decoder in the last stage of the pipeline.",
+			"An encoder is trained on photographs of faces. In the last stage of the pipeline, speech sounds pass through a vocoder and a filter.", None, ""},
+		{"in / out is no opposite prefix here", "The uncertainties of the inputs of each layer are combined.",
+			"The uncertainties of the outputs of each layer are combined for detection.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == None {
+				// Other checks may weigh in (a word the source lacks is
+				// unsupported): this one must not.
+				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Equal(t, AffixConfidence, r.Confidence)
+			require.Len(t, r.Evidence, 1)
+			e := r.Evidence[0]
+			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+			require.NotNil(t, e.SourceSpan)
+			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+			require.True(t, strings.EqualFold(tt.says, e.SourceText), "%+v", e)
+		})
+	}
+}
+
+// TestOrderFlip: an order word between two words the source has around
+// its opposite, or two words the other way round around the same one, is
+// a contradiction; the near misses are not.
+func TestOrderFlip(t *testing.T) {
+	chat := "Will: I installed the apps but they don't work.\nMaggie: Did you restart your computer before launching them?\nWill: No.\nMaggie: Try that then."
+	weather := "Abby: A bit rainy here.\nGail: Still cloudy here.\nAbby: Cloudy is nicer than rainy.\nGail: Probably."
+	memory := "The new model uses less memory than the baseline and trains in two days."
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"before / after", "Maggie suggests he restarts his computer after launching the apps.", chat, Contradiction},
+		{"the words around than swapped", "Abby likes rainy weather more than cloudy weather.", weather, Contradiction},
+		{"more / less", "The new model uses more memory than the baseline.", memory, Contradiction},
+		{"faithful before", "Maggie suggests he restarts his computer before launching the apps.", chat, None},
+		{"faithful than", "Abby likes cloudy weather more than rainy weather.", weather, None},
+		{"faithful less", "The new model uses less memory than the baseline.", memory, None},
+		{"the source has both orders", "Check the data after the update.",
+			"Back up the data before the update and check the data after the update.", None},
+		{"no shared word on one side", "Maggie restarts her phone after lunch.", chat, None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == None {
+				// Other checks may weigh in (a word the source lacks is
+				// unsupported): this one must not.
+				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Equal(t, OrderConfidence, r.Confidence, "%+v", r)
+			require.Len(t, r.Evidence, 1)
+			e := r.Evidence[0]
+			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+			require.NotNil(t, e.SourceSpan)
+			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+		})
+	}
+}
