@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/governance-gateway/gateway/governance/grounding"
 )
@@ -146,6 +147,18 @@ func Grounding(datasetsDir string) ([]Table, error) {
 			halfFile["scitldr"][0].BalancedAccuracy(), halfFile["scitldr"][1].BalancedAccuracy(),
 			haluHalf[0].BalancedAccuracy(), haluHalf[1].BalancedAccuracy()),
 		"Published balanced accuracy on SummEdits: SummaC-Conv 57.1, QAFactEval 65.5, GPT-4 82.1.",
+	}
+	// A target met over all rows but not on the held-out half is not met on
+	// unseen text: say so beside the table's "yes".
+	var heldOutMiss []string
+	for i, f := range []string{"sales_email", "samsum", "scitldr"} {
+		if odd := halfFile[f][1].BalancedAccuracy(); perFile[i].Pass && odd < 0.70 {
+			heldOutMiss = append(heldOutMiss, fmt.Sprintf("%s (%.3f)", f, odd))
+		}
+	}
+	if len(heldOutMiss) > 0 {
+		tab.Notes = append(tab.Notes, "Met over all rows but NOT on the held-out odd documents alone: "+strings.Join(heldOutMiss, ", ")+
+			". The rules were chosen on the even documents; the odd half is the better estimate for unseen text.")
 	}
 	return []Table{tab}, nil
 }
