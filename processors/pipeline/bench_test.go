@@ -13,6 +13,7 @@ import (
 	"github.com/governance-gateway/gateway/processors/lake"
 	"github.com/governance-gateway/gateway/processors/pipeline"
 	"github.com/governance-gateway/gateway/query"
+	"github.com/governance-gateway/gateway/query/querytest"
 	"github.com/governance-gateway/gateway/query/sqlite"
 	"github.com/governance-gateway/gateway/schemas"
 	"github.com/governance-gateway/gateway/topics"
@@ -146,13 +147,13 @@ func BenchmarkFlush(b *testing.B) {
 			work, total := flushWork(b, b.N, tc.chunks, tc.size)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := querytest.CPUTime()
 			for i := 0; i < b.N; i++ {
 				flushCycle(b, f, work[i])
 				work[i] = nil
 			}
 			b.StopTimer()
-			if cpu := cpuTime() - cpu0; cpu > 0 {
+			if cpu := querytest.CPUTime() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(total), "cpu-ns/row")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/row")

@@ -50,7 +50,7 @@ func BenchWriteTraces(b *testing.B, s query.Store) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := CPUTime()
 	for i := 0; i < b.N; i++ {
 		rows := chunks[i]
 		chunk := query.Chunk{Topic: Topic, Partition: 0, FirstOffset: rows[0].Offset, LastOffset: rows[len(rows)-1].Offset}
@@ -67,7 +67,7 @@ func BenchWriteTraces(b *testing.B, s query.Store) {
 	b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
 	// Client-side CPU per row (includes an embedded engine such as SQLite,
 	// not a PostgreSQL server): steadier than rows/s on a busy machine.
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := CPUTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
 	}
 }
@@ -95,14 +95,14 @@ func BenchWriteTracesVaried(b *testing.B, s query.Store) {
 	total := 0
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := CPUTime()
 	for i := 0; i < b.N; i++ {
 		n := 20 + (i*37)%200
 		total += n
 		write(n)
 	}
 	b.StopTimer()
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := CPUTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(total), "cpu-ns/row")
 	}
 }

@@ -4,4 +4,4 @@ package querytest
 
 import "time"
 
-func cpuTime() time.Duration { return 0 }
+func CPUTime() time.Duration { return 0 }

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// cpuTime is this process's user+system CPU time: a throughput measure that
+// CPUTime is this process's user+system CPU time: a throughput measure that
 // holds up on a machine shared with other work.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
