@@ -34,21 +34,9 @@ func TestAffixOpposite(t *testing.T) {
 	c := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			if tt.mismatch == None {
-				// Other checks may weigh in (a word the source lacks is
-				// unsupported): this one must not.
-				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
-				return
+			if e, ok := requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, AffixConfidence); ok {
+				require.True(t, strings.EqualFold(tt.says, e.SourceText), "%+v", e)
 			}
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
-			require.Equal(t, AffixConfidence, r.Confidence)
-			require.Len(t, r.Evidence, 1)
-			e := r.Evidence[0]
-			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
-			require.NotNil(t, e.SourceSpan)
-			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
-			require.True(t, strings.EqualFold(tt.says, e.SourceText), "%+v", e)
 		})
 	}
 }
@@ -76,20 +64,28 @@ func TestOrderFlip(t *testing.T) {
 	c := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			if tt.mismatch == None {
-				// Other checks may weigh in (a word the source lacks is
-				// unsupported): this one must not.
-				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
-				return
-			}
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
-			require.Equal(t, OrderConfidence, r.Confidence, "%+v", r)
-			require.Len(t, r.Evidence, 1)
-			e := r.Evidence[0]
-			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
-			require.NotNil(t, e.SourceSpan)
-			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+			requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, OrderConfidence)
 		})
 	}
+}
+
+// requireOneContradiction checks answer against source: with want None, not
+// a contradiction (other checks may weigh in: a word the source lacks is
+// unsupported); otherwise want at conf, with one piece of evidence whose
+// spans point at its texts, returned with ok.
+func requireOneContradiction(t *testing.T, c *Checker, answer, source, want string, conf float64) (e Evidence, ok bool) {
+	t.Helper()
+	r := c.Check(answer, source)
+	if want == None {
+		require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
+		return e, false
+	}
+	require.Equal(t, want, r.Mismatch, "%+v", r)
+	require.Equal(t, conf, r.Confidence, "%+v", r)
+	require.Len(t, r.Evidence, 1)
+	e = r.Evidence[0]
+	require.Equal(t, answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+	require.NotNil(t, e.SourceSpan)
+	require.Equal(t, source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+	return e, true
 }
