@@ -29,8 +29,9 @@ var oppositePrefixes = [...][2]string{
 }
 
 // affixMinRest is the least length of the word under an opposite prefix:
-// "upload" / "download" count, "enter" / "deter" do not.
-const affixMinRest = 3
+// "upload" / "download" count; "enter" / "deter" do not (nor, at this
+// price, "subset" / "superset"): three letters are too few for a stem.
+const affixMinRest = 4
 
 // contextWords is how many content words either side of a word are its
 // context.

@@ -28,6 +28,8 @@ func TestAffixOpposite(t *testing.T) {
 			"The weights are non-negative; negative weights are clipped to zero.", None, ""},
 		{"the opposite stands elsewhere", "Speech sounds pass through a decoder in the last stage of the pipeline.",
 			"An encoder is trained on photographs of faces. In the last stage of the pipeline, speech sounds pass through a vocoder and a filter.", None, ""},
+		{"three letters after the prefix are no stem", "Guards enter thieves at the gate of the museum.",
+			"Guards deter thieves at the gate of the museum every night.", None, ""},
 		{"in / out is no opposite prefix here", "The uncertainties of the inputs of each layer are combined.",
 			"The uncertainties of the outputs of each layer are combined for detection.", None, ""},
 	}
