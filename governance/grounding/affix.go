@@ -76,44 +76,63 @@ func (s *state) lowerAnswer(answer string) string {
 }
 
 // compoundAt returns the offset of the first whole compound w in the
-// lower-cased text ls, with an "s" more or less, -1 when there is none. A
+// lower-cased source, with an "s" more or less, -1 when there is none. A
 // whole compound is not part of a longer hyphenated one: "negative" is not
 // in "non-negative".
-func compoundAt(ls, w string) int {
-	if at := compoundIndex(ls, w); at >= 0 || len(w) < 2 {
+func (s *state) compoundAt(w string) int {
+	if at := s.compoundIndex(w); at >= 0 || len(w) < 2 {
 		return at
 	}
 	if w[len(w)-1] == 's' {
-		return compoundIndex(ls, w[:len(w)-1])
+		return s.compoundIndex(w[:len(w)-1])
 	}
 	var buf [48]byte
 	if len(w) >= len(buf) {
 		return -1
 	}
-	return compoundIndex(ls, bytesString(append(append(buf[:0], w...), 's')))
+	return s.compoundIndex(bytesString(append(append(buf[:0], w...), 's')))
 }
 
-func compoundIndex(ls, w string) int {
-	for i := 0; ; {
-		k := strings.Index(ls[i:], w)
-		if k < 0 {
-			return -1
+// compoundIndex looks w up among the lower-cased source's whole compounds
+// (maximal runs of compoundByte), indexed on first use in a Check: one
+// pass over the source, where searching it for each answer word was
+// quadratic on a long answer with a long source.
+func (s *state) compoundIndex(w string) int {
+	if !s.compoundsOK {
+		if s.compounds == nil {
+			s.compounds = map[string]int{}
 		}
-		k += i
-		if (k == 0 || !compoundByte(ls[k-1])) && (k+len(w) == len(ls) || !compoundByte(ls[k+len(w)])) {
-			return k
+		clear(s.compounds)
+		ls := s.lowerSource()
+		for i := 0; i < len(ls); {
+			if !compoundByte(ls[i]) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(ls) && compoundByte(ls[j]) {
+				j++
+			}
+			if _, ok := s.compounds[ls[i:j]]; !ok {
+				s.compounds[ls[i:j]] = i
+			}
+			i = j
 		}
-		i = k + 1
+		s.compoundsOK = true
 	}
+	if at, ok := s.compounds[w]; ok {
+		return at
+	}
+	return -1
 }
 
-// hasForm: ls has the compound w, or w without its hyphens
+// hasForm: the source has the compound w, or w without its hyphens
 // ("nonnegative").
-func hasForm(ls, w string) bool {
-	if compoundAt(ls, w) >= 0 {
+func (s *state) hasForm(w string) bool {
+	if s.compoundAt(w) >= 0 {
 		return true
 	}
-	return strings.IndexByte(w, '-') >= 0 && compoundAt(ls, strings.ReplaceAll(w, "-", "")) >= 0
+	return strings.IndexByte(w, '-') >= 0 && s.compoundAt(strings.ReplaceAll(w, "-", "")) >= 0
 }
 
 // partsInSource: each part of the compound w (split at hyphens) that is a
@@ -200,7 +219,7 @@ func (s *state) affixOpposite(answer, source string) (Evidence, bool) {
 		}
 		lw := s.lowerAnswer(answer)[st:e]
 		other, at := s.oppositeIn(lw)
-		if other == "" || hasForm(s.lowerSource(), lw) || !s.sharedContext(st, e, at, at+len(other)) {
+		if other == "" || s.hasForm(lw) || !s.sharedContext(st, e, at, at+len(other)) {
 			continue
 		}
 		return Evidence{AnswerSpan: scan.Span{Start: st, End: e}, AnswerText: w,
@@ -257,7 +276,7 @@ func (s *state) oppositeIn(w string) (string, int) {
 		if !s.partsInSource(bytesString(o)) {
 			return "", -1
 		}
-		if at := compoundAt(s.lowerSource(), bytesString(o)); at >= 0 {
+		if at := s.compoundAt(bytesString(o)); at >= 0 {
 			return string(o), at
 		}
 		return "", -1

@@ -102,7 +102,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK = false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK = false, false, false
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
@@ -437,6 +437,9 @@ type state struct {
 	lsrc, lans     []byte
 	lsrcOK, lansOK bool
 	nonWords       []string
+	orderIdx       map[orderKey]int // orderFlip's index of the source's connectives
+	compounds      map[string]int   // the lowered source's whole compounds (compoundIndex)
+	compoundsOK    bool
 }
 
 var statePool = sync.Pool{New: func() any {

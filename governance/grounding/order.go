@@ -44,29 +44,35 @@ var orderWords = [...]struct {
 	{"fewer", "more", "", false},
 }
 
-// orderWordsIn returns the set of orderWords (bit i: orderWords[i]) that
-// the lower-case text la has as whole words, in one pass.
-func orderWordsIn(la string) uint16 {
-	var has uint16
-	for i := 0; i < len(la); {
-		c := la[i]
+// eachOrderWord calls f for each whole word of the lower-case text l that
+// is one of orderWords (k its index), at [i, j).
+func eachOrderWord(l string, f func(k, i, j int)) {
+	for i := 0; i < len(l); {
+		c := l[i]
 		if c < 'a' || c > 'z' {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(la) && la[j] >= 'a' && la[j] <= 'z' {
+		for j < len(l) && l[j] >= 'a' && l[j] <= 'z' {
 			j++
 		}
-		if n := j - i; n >= 4 && n <= 6 && orderFirst[c] && (i == 0 || !isWordByte(la[i-1])) && (j == len(la) || !isWordByte(la[j])) {
+		if n := j - i; n >= 4 && n <= 6 && orderFirst[c] && (i == 0 || !isWordByte(l[i-1])) && (j == len(l) || !isWordByte(l[j])) {
 			for k, ow := range orderWords {
-				if ow.w == la[i:j] {
-					has |= 1 << k
+				if ow.w == l[i:j] {
+					f(k, i, j)
 				}
 			}
 		}
 		i = j
 	}
+}
+
+// orderWordsIn returns the set of orderWords (bit i: orderWords[i]) that
+// the lower-case text la has as whole words.
+func orderWordsIn(la string) uint16 {
+	var has uint16
+	eachOrderWord(la, func(k, _, _ int) { has |= 1 << k })
 	return has
 }
 
@@ -106,32 +112,6 @@ func ctxIDs(toks []tok, text string, c0, c1, dir int, out []int32) []int32 {
 	return out
 }
 
-func shareID(a, b []int32) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x == y {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// shareDistinct: a and b share a word, and c and d share another one.
-func shareDistinct(a, b, c, d []int32) bool {
-	for _, x := range a {
-		if !containsID(b, x) {
-			continue
-		}
-		for _, y := range c {
-			if y != x && containsID(d, y) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // wordAt returns the offset of the first whole word w in the lower-cased
 // text ls from offset from on, -1 when there is none.
 func wordAt(ls, w string, from int) int {
@@ -148,6 +128,66 @@ func wordAt(ls, w string, from int) int {
 	}
 }
 
+// orderKey is a connective of the source (its index in orderWords) with
+// a content word before it and one after it, in its clause.
+type orderKey struct {
+	w             uint8
+	before, after int32
+}
+
+// indexOrder maps each connective of the lower-cased source ls, with every
+// pair of its context words, to the offset of its first occurrence: one
+// pass, so that orderFlip looks each answer connective up instead of
+// comparing it with every source connective (quadratic on a long text).
+func (s *state) indexOrder(source, ls string) map[orderKey]int {
+	if s.orderIdx == nil {
+		s.orderIdx = map[orderKey]int{}
+	}
+	idx := s.orderIdx
+	clear(idx)
+	var b1, a1 [orderCtx]int32
+	eachOrderWord(ls, func(k, i, j int) {
+		sb := ctxIDs(s.stoks, source, i, j, -1, b1[:0])
+		sa := ctxIDs(s.stoks, source, i, j, 1, a1[:0])
+		for _, x := range sb {
+			for _, y := range sa {
+				if _, ok := idx[orderKey{uint8(k), x, y}]; !ok {
+					idx[orderKey{uint8(k), x, y}] = i
+				}
+			}
+		}
+	})
+	return idx
+}
+
+// orderIndex returns the index of the word w in orderWords.
+func orderIndex(w string) uint8 {
+	for k, ow := range orderWords {
+		if ow.w == w {
+			return uint8(k)
+		}
+	}
+	panic("grounding: not an order word: " + w)
+}
+
+// firstPair returns the earliest source offset of connective k with a
+// word of before before it and a word of after after it (distinct words
+// when distinct), -1 when the source has none.
+func firstPair(idx map[orderKey]int, k uint8, before, after []int32, distinct bool) int {
+	first := -1
+	for _, x := range before {
+		for _, y := range after {
+			if distinct && x == y {
+				continue
+			}
+			if at, ok := idx[orderKey{k, x, y}]; ok && (first < 0 || at < first) {
+				first = at
+			}
+		}
+	}
+	return first
+}
+
 // orderFlip: a connective of the answer between two words the source has
 // on either side of its opposite ("restarts his computer after launching"
 // where the source says "restart your computer before launching") and
@@ -155,18 +195,19 @@ func wordAt(ls, w string, from int) int {
 // the other way round around the same connective ("liked rainy weather
 // more than cloudy" where the source says "cloudy is nicer than rainy").
 func (s *state) orderFlip(answer, source string) (Evidence, bool) {
-	la, ls := s.lowerAnswer(answer), ""
+	la := s.lowerAnswer(answer)
 	has := orderWordsIn(la)
 	if has == 0 {
 		return Evidence{}, false
 	}
-	var b0, a0, b1, a1 [orderCtx]int32
+	var idx map[orderKey]int
+	var b0, a0 [orderCtx]int32
 	for oi, ow := range orderWords {
 		if has&(1<<oi) == 0 {
 			continue
 		}
-		if ls == "" {
-			ls = s.lowerSource()
+		if idx == nil {
+			idx = s.indexOrder(source, s.lowerSource())
 		}
 		for at := wordAt(la, ow.w, 0); at >= 0; at = wordAt(la, ow.w, at+1) {
 			before := ctxIDs(s.atoks, answer, at, at+len(ow.w), -1, b0[:0])
@@ -175,34 +216,22 @@ func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 				continue
 			}
 			// The source states the answer's order: nothing to flag.
-			same, swapped := false, -1
-			for st := wordAt(ls, ow.w, 0); st >= 0 && !same; st = wordAt(ls, ow.w, st+1) {
-				sb := ctxIDs(s.stoks, source, st, st+len(ow.w), -1, b1[:0])
-				sa := ctxIDs(s.stoks, source, st, st+len(ow.w), 1, a1[:0])
-				if shareID(before, sb) && shareID(after, sa) {
-					same = true
-				} else if ow.swap && swapped < 0 && shareDistinct(before, sa, after, sb) {
-					swapped = st
-				}
-			}
-			if same {
+			if firstPair(idx, uint8(oi), before, after, false) >= 0 {
 				continue
 			}
-			if swapped >= 0 {
-				return orderEvidence(answer, source, at, ow.w, swapped, ow.w,
-					fmt.Sprintf("the answer has the words around %q the other way round", ow.w)), true
+			if ow.swap {
+				if st := firstPair(idx, uint8(oi), after, before, true); st >= 0 {
+					return orderEvidence(answer, source, at, ow.w, st, ow.w,
+						fmt.Sprintf("the answer has the words around %q the other way round", ow.w)), true
+				}
 			}
 			for _, opp := range [...]string{ow.opp1, ow.opp2} {
 				if opp == "" {
 					continue
 				}
-				for st := wordAt(ls, opp, 0); st >= 0; st = wordAt(ls, opp, st+1) {
-					sb := ctxIDs(s.stoks, source, st, st+len(opp), -1, b1[:0])
-					sa := ctxIDs(s.stoks, source, st, st+len(opp), 1, a1[:0])
-					if shareID(before, sb) && shareID(after, sa) {
-						return orderEvidence(answer, source, at, ow.w, st, opp,
-							fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
-					}
+				if st := firstPair(idx, orderIndex(opp), before, after, false); st >= 0 {
+					return orderEvidence(answer, source, at, ow.w, st, opp,
+						fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
 				}
 			}
 		}
