@@ -295,7 +295,7 @@ func (s *state) oppositeIn(w string) (string, int) {
 			if o, at := found(append(append(buf[:0], y...), rest...)); o != "" {
 				return o, at
 			}
-			if o, at := found(append(append(buf[:0], y...), append([]byte{'-'}, rest...)...)); o != "" {
+			if o, at := found(append(append(append(buf[:0], y...), '-'), rest...)); o != "" {
 				return o, at
 			}
 		}

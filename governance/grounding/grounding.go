@@ -102,7 +102,11 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK, st.compoundsOK = false, false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK = false, false, false, false
+	if len(st.nbr) > 0 {
+		clear(st.nbr)
+		st.nbrIDs = st.nbrIDs[:0]
+	}
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
@@ -440,6 +444,14 @@ type state struct {
 	orderIdx       map[orderKey]int // orderFlip's index of the source's connectives
 	compounds      map[string]int   // the lowered source's whole compounds (compoundIndex)
 	compoundsOK    bool
+
+	// sourceToks' index of the source tokens by word (posStart, pos;
+	// posNext is scratch) and neighboursOf's memo: word id -> its range of
+	// nbrIDs.
+	posStart, pos, posNext []int32
+	posOK                  bool
+	nbr                    map[int32][2]int32
+	nbrIDs                 []int32
 }
 
 var statePool = sync.Pool{New: func() any {
@@ -2443,19 +2455,71 @@ func (s *state) sharedNeighbour(i int, ant []byte) bool {
 	if !s.vocab(aid) {
 		return false
 	}
-	for k, t := range s.stoks {
-		if t.id != aid {
-			continue
-		}
-		for _, sn := range s.stoks[max(0, k-2):min(len(s.stoks), k+3)] {
-			for _, an := range s.atoks[max(0, i-2):min(len(s.atoks), i+3)] {
-				if sn.id == an.id && sn.id != aid && an.id != s.atoks[i].id {
-					return true
-				}
+	near := s.neighboursOf(aid)
+	for _, an := range s.atoks[max(0, i-2):min(len(s.atoks), i+3)] {
+		if an.id != aid && an.id != s.atoks[i].id {
+			if _, ok := slices.BinarySearch(near, an.id); ok {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// sourceToks returns the indexes of the source tokens of word id, in order,
+// from an index of all source tokens by word made on first use in a Check
+// (so that looking a word up for each answer token is not a pass over the
+// source each time: quadratic on long texts).
+func (s *state) sourceToks(id int32) []int32 {
+	if !s.posOK {
+		n := s.words.len()
+		s.posStart = slices.Grow(s.posStart[:0], n+1)[:n+1]
+		clear(s.posStart)
+		for _, t := range s.stoks {
+			s.posStart[t.id+1]++
+		}
+		for k := 1; k <= n; k++ {
+			s.posStart[k] += s.posStart[k-1]
+		}
+		s.pos = slices.Grow(s.pos[:0], len(s.stoks))[:len(s.stoks)]
+		next := slices.Grow(s.posNext[:0], n)[:n]
+		copy(next, s.posStart[:n])
+		for k, t := range s.stoks {
+			s.pos[next[t.id]] = int32(k)
+			next[t.id]++
+		}
+		s.posNext, s.posOK = next, true
+	}
+	if id < 0 || int(id)+1 >= len(s.posStart) {
+		return nil
+	}
+	return s.pos[s.posStart[id]:s.posStart[id+1]]
+}
+
+// neighboursOf returns the sorted ids of the source words within two
+// content words of an occurrence of word id, id itself left out; made once
+// per word and Check.
+func (s *state) neighboursOf(id int32) []int32 {
+	if s.nbr == nil {
+		s.nbr = map[int32][2]int32{}
+	}
+	if r, ok := s.nbr[id]; ok {
+		return s.nbrIDs[r[0]:r[1]]
+	}
+	start := len(s.nbrIDs)
+	for _, k := range s.sourceToks(id) {
+		for _, sn := range s.stoks[max(0, int(k)-2):min(len(s.stoks), int(k)+3)] {
+			if sn.id != id {
+				s.nbrIDs = append(s.nbrIDs, sn.id)
+			}
+		}
+	}
+	near := s.nbrIDs[start:]
+	slices.Sort(near)
+	near = slices.Compact(near)
+	s.nbrIDs = s.nbrIDs[:start+len(near)]
+	s.nbr[id] = [2]int32{int32(start), int32(len(s.nbrIDs))}
+	return near
 }
 
 // sourceHas: the source has the lower-case word w (or its stem).

@@ -665,3 +665,32 @@ func TestShortStatementNegation(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCheckFlood: Check at the size limits (64 KB answer, 256 KB
+// source) on inputs that made a check quadratic: each answer word or
+// connective has its opposite in the source, never in a shared context, so
+// nothing ends the search early. Before the source was indexed once per
+// Check (its compounds, connectives, tokens by word and their neighbours),
+// each answer occurrence searched the whole source: seconds a Check.
+func BenchmarkCheckFlood(b *testing.B) {
+	for _, tc := range []struct{ name, answer, source string }{
+		{"affix", "preflux bar. ", "xpostflux postflux zzz. "},
+		{"order", "apple before pear. ", "plum after fig. "},
+		{"antonym", "the guilty man. ", "the innocent woman. "},
+		{"antonym-affix", "useless tools. ", "useful stuff. "},
+		{"antonym-used", "the guilty man innocent. ", "the innocent man. "},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
+			source := strings.Repeat(tc.source, maxSourceBytes/len(tc.source))
+			c := New()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(answer) + len(source)))
+			for b.Loop() {
+				if r := c.Check(answer, source); r.Mismatch == Contradiction {
+					b.Fatalf("the flood must not end early: %+v", r.Evidence)
+				}
+			}
+		})
+	}
+}

@@ -177,6 +177,10 @@ type lexState struct {
 	antSeen  []uint32
 	antV     []bool
 	swapSeen []uint32
+	// antonymNeighbour's outcomes per answer word and source word id: the
+	// index of the first source token that is the answer word's antonym,
+	// or -1.
+	antTried map[[2]int32]int32
 
 	built bool // the source fields below hold the current source
 	// Per source word id, valid where srcSeen holds stamp: its lemmas,
@@ -200,6 +204,11 @@ type lexState struct {
 
 // reset readies x for a Check.
 func (x *lexState) reset() {
+	if x.antTried == nil {
+		x.antTried = map[[2]int32]int32{}
+	} else if len(x.antTried) > 0 {
+		clear(x.antTried)
+	}
 	x.stamp++
 	if x.stamp == 0 {
 		clear(x.memo)
@@ -521,12 +530,25 @@ func (s *state) antonymNeighbour(l *lexicon, answer, source string, i int, w []b
 				continue
 			}
 			aid := find(&s.words, ant, fnvAdd(fnvOffset, ant))
-			for j := range s.stoks {
-				if st := &s.stoks[j]; st.id == aid {
-					if e, ok := s.antonymOf(l, answer, source, t, w, st); ok {
-						return e, true
+			if x.inAnswer(aid) {
+				continue // antonymOf: the answer uses it
+			}
+			// Tried once per answer word and source word: an answer
+			// repeating the word repeats the outcome.
+			key := [2]int32{t.id, aid}
+			j, seen := x.antTried[key]
+			if !seen {
+				j = -1
+				for _, k := range s.sourceToks(aid) {
+					if _, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
+						j = k
+						break
 					}
 				}
+				x.antTried[key] = j
+			}
+			if j >= 0 {
+				return s.antonymOf(l, answer, source, t, w, &s.stoks[j])
 			}
 		}
 	}
