@@ -101,9 +101,27 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 // the result the offsets in text of the character it comes from and of
 // the end of that character; false when text has none of them (nearly
 // always: a byte search for their lead bytes decides).
+// mayHide reports whether text may hold a character unhide acts on: a lead
+// byte of scan.Invisible's characters (U+00AD, U+034F, U+061C, U+115F to
+// U+180F, U+200B to U+206F, U+3164, U+FE00 to U+FFA0, U+1BCA0, U+1D173,
+// U+E0000 up), of C1 controls or of the fullwidth forms, or an ASCII
+// control byte other than white space.
+func mayHide(text string) bool {
+	for _, lead := range []byte{0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3} {
+		if strings.IndexByte(text, lead) >= 0 {
+			return true
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && (c < '\t' || c > '\r') || c == 0x7F {
+			return true
+		}
+	}
+	return false
+}
+
 func unhide(text string) (plain string, from, to []int, ok bool) {
-	// The lead bytes of scan.Invisible's characters and of the fullwidth forms.
-	if !slices.ContainsFunc([]byte{0xC2, 0xE1, 0xE2, 0xEF, 0xF3}, func(lead byte) bool { return strings.IndexByte(text, lead) >= 0 }) {
+	if !mayHide(text) {
 		return "", nil, nil, false
 	}
 	var b []byte
@@ -111,7 +129,7 @@ func unhide(text string) (plain string, from, to []int, ok bool) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		var c byte // the ASCII replacement; 0: dropped
 		switch {
-		case scan.Invisible(r):
+		case scan.Invisible(r), scan.Control(r):
 		case r >= '\uFF01' && r <= '\uFF5E': // fullwidth ASCII
 			c = byte(r - 0xFF01 + '!')
 		default:

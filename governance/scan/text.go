@@ -49,12 +49,32 @@ func HasPrefixFold(s, p string) bool {
 	return true
 }
 
-// Invisible reports the characters that render as nothing: the soft
-// hyphen, the Mongolian vowel separator, zero-width spaces, joiners and
-// direction marks, bidi embeddings and overrides, the word joiner and
-// invisible operators, the BOM and the tag characters. The scanners read
-// through them, so none can split a word, a keyword or an entity.
+// Invisible reports the characters that render as nothing: Unicode's
+// Default_Ignorable_Code_Point set (the soft hyphen, the combining grapheme
+// joiner, the Arabic letter mark, Hangul fillers, Khmer inherent vowels,
+// Mongolian free variation selectors and vowel separator, zero-width
+// spaces, joiners and direction marks, bidi embeddings, overrides and
+// isolates, the word joiner and invisible operators, variation selectors,
+// the BOM, shorthand and musical format controls, the tag characters).
+// The scanners read through them, so none can split a word, a keyword or
+// an entity.
 func Invisible(r rune) bool {
-	return r == 0x00AD || r == 0x180E || r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E ||
-		r >= 0x2060 && r <= 0x2064 || r == 0xFEFF || r >= 0xE0000 && r <= 0xE007F
+	switch {
+	case r < 0x00AD:
+		return false
+	case r < 0x2000:
+		return r == 0x00AD || r == 0x034F || r == 0x061C || r == 0x115F || r == 0x1160 ||
+			r == 0x17B4 || r == 0x17B5 || r >= 0x180B && r <= 0x180F
+	case r < 0x3000:
+		return r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2060 && r <= 0x206F
+	}
+	return r == 0x3164 || r >= 0xFE00 && r <= 0xFE0F || r == 0xFEFF || r == 0xFFA0 ||
+		r >= 0x1BCA0 && r <= 0x1BCA3 || r >= 0x1D173 && r <= 0x1D17A || r >= 0xE0000 && r <= 0xE0FFF
+}
+
+// Control reports the control characters other than white space (C0, DEL,
+// C1 but tab, line feed, vertical tab, form feed, carriage return and
+// NEL): they render as nothing too (a browser drops NUL).
+func Control(r rune) bool {
+	return r < 0x20 && (r < '\t' || r > '\r') || r >= 0x7F && r <= 0x9F && r != 0x85
 }
