@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -122,6 +123,13 @@ const (
 	MaxPatterns      = 200
 	MaxPatternLen    = 1000
 	MaxFallbackBytes = 4096
+	// MaxPatternInsts bounds one regexp's compiled program. Go's regexp
+	// runs in time proportional to text size times program size, and a
+	// counted repetition multiplies a program: `(a*){1000}` is 4,002
+	// instructions, ten nested stars repeated {1000} are 40,002 (minutes of
+	// CPU per 256 KiB answer). A pattern without such a repetition compiles
+	// to about one instruction per byte, well under this.
+	MaxPatternInsts = 2000
 )
 
 // DefaultPolicy is what an application gets until its owner edits it:
@@ -192,6 +200,20 @@ func ParsePolicy(data []byte) (Policy, error) {
 	return p, nil
 }
 
+// regexpInsts is the size of pat's compiled program, as regexp.Compile
+// builds it (0 when it does not compile).
+func regexpInsts(pat string) int {
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
+}
+
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_\-]{0,62}$`)
 
 // Validate reports the first problem of p as an error a user can act on.
@@ -242,6 +264,9 @@ func (p Policy) Validate() error {
 			if c.Kind == "regex" {
 				if _, err := regexp.Compile(pat); err != nil {
 					return fmt.Errorf("policy: custom[%d].patterns[%d]: %w", i, j, err)
+				}
+				if n := regexpInsts(pat); n > MaxPatternInsts {
+					return fmt.Errorf("policy: custom[%d].patterns[%d]: compiles to %d instructions, at most %d (a counted repetition such as {1000} multiplies what it repeats)", i, j, n, MaxPatternInsts)
 				}
 			}
 		}

@@ -102,6 +102,12 @@ func TestParsePolicyDocument(t *testing.T) {
 		{name: "min_confidence absent", doc: `{"rules": [{"match": "pii", "action": "block"}]}`, grounding: def, rules: 1},
 		{name: "min_confidence over 1", doc: `{"rules": [{"match": "pii", "action": "block", "min_confidence": 1.5}]}`, wantErr: "want 0..1"},
 		{name: "unknown field", doc: `{"rules": [], "rule": []}`, wantErr: "unknown field"},
+		// A counted repetition multiplies a regexp's program: these few bytes
+		// compile to 40,002 instructions, and Go's regexp costs time in
+		// proportion to program size times text (minutes per 256 KiB answer).
+		{name: "regexp program too large", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["((((((((((a*)*)*)*)*)*)*)*)*)*){1000}"]}]}`, wantErr: "custom[0].patterns[0]: compiles to"},
+		{name: "regexp repeat of a group", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["ok", "(a*){1000}"]}]}`, wantErr: "custom[0].patterns[1]: compiles to"},
+		{name: "regexp ordinary", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\b[A-Z]{2,5}-\\d{3,8}\\b", "[a-f0-9]{32}", "(?i)confidential"]}]}`, grounding: def, rules: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

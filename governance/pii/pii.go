@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -81,7 +80,7 @@ type cand struct {
 // hyphens, fullwidth digits and signs) are read through: the spans then
 // cover the original bytes, hidden characters inside the entity included.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
-	plain, from, to, ok := unhide(text)
+	plain, from, to, ok := scan.Unhide(text)
 	if !ok {
 		return s.scan(text, dst)
 	}
@@ -94,54 +93,6 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 	}
 	return dst
-}
-
-// unhide returns text without the characters Scan reads through (dropped,
-// or fullwidth forms replaced by their ASCII twins), and for each byte of
-// the result the offsets in text of the character it comes from and of
-// the end of that character; false when text has none of them (nearly
-// always: a byte search for their lead bytes decides).
-func unhide(text string) (plain string, from, to []int, ok bool) {
-	// The lead bytes of scan.Invisible's characters and of the fullwidth forms.
-	if !slices.ContainsFunc([]byte{0xC2, 0xE1, 0xE2, 0xEF, 0xF3}, func(lead byte) bool { return strings.IndexByte(text, lead) >= 0 }) {
-		return "", nil, nil, false
-	}
-	var b []byte
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		var c byte // the ASCII replacement; 0: dropped
-		switch {
-		case scan.Invisible(r):
-		case r >= '\uFF01' && r <= '\uFF5E': // fullwidth ASCII
-			c = byte(r - 0xFF01 + '!')
-		default:
-			if b != nil {
-				for k := range size {
-					b, from, to = append(b, text[i+k]), append(from, i), append(to, i+size)
-				}
-			}
-			i += size
-			continue
-		}
-		if b == nil { // the first hidden character: take what came before
-			b, from, to = make([]byte, 0, len(text)), make([]int, 0, len(text)), make([]int, 0, len(text))
-			for k := 0; k < i; {
-				_, n := utf8.DecodeRuneInString(text[k:])
-				for m := range n {
-					b, from, to = append(b, text[k+m]), append(from, k), append(to, k+n)
-				}
-				k += n
-			}
-		}
-		if c != 0 {
-			b, from, to = append(b, c), append(from, i), append(to, i+size)
-		}
-		i += size
-	}
-	if b == nil {
-		return "", nil, nil, false
-	}
-	return string(b), from, to, true
 }
 
 func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {

@@ -118,6 +118,17 @@ func TestHiddenCharacters(t *testing.T) {
 		{"card 4111\u200b1111\u200b1111\u200b1111 ok", CreditCard, "4111\u200b1111\u200b1111\u200b1111"},
 		{"card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 ok", CreditCard, "\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11"},
 		{"\u201cquoted\u201d bob@example.com \u2014 done\u200b", Email, "bob@example.com"},
+		// Other characters that render as nothing: bidi isolates, the
+		// combining grapheme joiner, variation selectors, Hangul fillers, and
+		// control characters (a browser drops NUL).
+		{"mail bob\u2066@example.com\u2069 now", Email, "bob\u2066@example.com"},
+		{"mail bob\u034f@example.com now", Email, "bob\u034f@example.com"},
+		{"mail bob\ufe0f@example.com now", Email, "bob\ufe0f@example.com"},
+		{"mail bob\u3164@example.com now", Email, "bob\u3164@example.com"},
+		{"mail bob\x00@example.com now", Email, "bob\x00@example.com"},
+		{"mail bob\x01@exa\x7fmple.com now", Email, "bob\x01@exa\x7fmple.com"},
+		{"mail bob\u0080@example.com now", Email, "bob\u0080@example.com"},
+		{"card 4111\x001111\x001111\x001111 ok", CreditCard, "4111\x001111\x001111\x001111"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -34,6 +34,8 @@ func TestKeywordSeparatorVariants(t *testing.T) {
 		{"zero-width space inside a word", "pro\u200bject fal\u200ccon", map[string][]string{"custom.codename": {"pro\u200bject fal\u200ccon"}, "custom.word": {"fal\u200ccon"}}},
 		{"zwj, soft hyphen, bom", "proj\u200dect\u00ad \ufefffalcon", map[string][]string{"custom.codename": {"proj\u200dect\u00ad \ufefffalcon"}, "custom.word": {"falcon"}}},
 		{"invisible between words only", "project\u200bfalcon", map[string][]string{}},
+		{"control characters inside a word", "pro\x00ject fal\x01con\x7f", map[string][]string{"custom.codename": {"pro\x00ject fal\x01con"}, "custom.word": {"fal\x01con"}}},
+		{"c1 control, bidi isolate, variation selector", "proj\u0080ect\u2066 fal\ufe0fcon", map[string][]string{"custom.codename": {"proj\u0080ect\u2066 fal\ufe0fcon"}, "custom.word": {"fal\ufe0fcon"}}},
 		{"trailing invisible not in span", "project falcon\u200b.", map[string][]string{"custom.codename": {"project falcon"}, "custom.word": {"falcon"}}},
 		{"topic pattern with joiners", "how to BUILD A BOMB", map[string][]string{"topic.weapons": {"BUILD A BOMB"}}},
 		{"topic in text with underscores", "build_a_bomb", map[string][]string{"topic.weapons": {"build_a_bomb"}}},

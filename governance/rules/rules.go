@@ -173,8 +173,8 @@ func normalize(s string) string {
 var joinerASCII = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true, '-': true, '_': true}
 
 // normASCII maps an ASCII byte to its normalised byte (joiners to a space,
-// upper case to lower); 0 for NUL and non-ASCII bytes, which take the
-// general path.
+// upper case to lower); 0 for control characters (NUL included) and
+// non-ASCII bytes, which take the general path.
 var normASCII = func() (t [256]byte) {
 	for c := 1; c < utf8.RuneSelf; c++ {
 		t[c] = byte(c)
@@ -183,6 +183,9 @@ var normASCII = func() (t [256]byte) {
 		}
 		if joinerASCII[c] {
 			t[c] = ' '
+		}
+		if scan.Control(rune(c)) { // read through, on the general path
+			t[c] = 0
 		}
 	}
 	return t
@@ -218,6 +221,10 @@ func appendNorm(dst []byte, offs []int32, s string) ([]byte, []int32, int) {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if scan.Control(rune(c)) { // renders as nothing, like the invisible characters
+				i++
+				continue
+			}
 			if joinerASCII[c] {
 				if inRun {
 					i++
@@ -242,7 +249,7 @@ func appendNorm(dst []byte, offs []int32, s string) ([]byte, []int32, int) {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case scan.Invisible(r):
+		case scan.Invisible(r), scan.Control(r):
 			i += n
 			continue
 		case joinerRune(r):

@@ -17,6 +17,7 @@ import (
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/ingest/auth"
+	"github.com/governance-gateway/gateway/ingest/events"
 	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
@@ -246,6 +247,12 @@ func parseChat(body []byte) (chatRequest, error) {
 	if v, ok := raw["metadata"]; ok && string(v) != "null" {
 		if !bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) {
 			return r, fail(http.StatusBadRequest, "metadata must be an object")
+		}
+		// The trace carries it: one too large for a log record would be
+		// refused only after the LLM call was paid, and the answer lost.
+		var compact bytes.Buffer
+		if json.Compact(&compact, v) != nil || compact.Len() > events.MaxMetadataBytes {
+			return r, fail(http.StatusBadRequest, "metadata must be at most %d bytes as compact JSON", events.MaxMetadataBytes)
 		}
 		r.Metadata = v
 	}
@@ -477,6 +484,7 @@ func (s *Server) postChat(c echo.Context) error {
 	for attempt := 0; ; attempt++ {
 		canRegen := attempt < MaxRegenerations
 		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
+		err = llm.Scrub(err, cred) // an upstream may echo the key in its message
 		switch {
 		case err != nil && attempt == 0:
 			return s.chatUpstreamError(c, app, tr, start, err)
@@ -747,6 +755,7 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 	tr.FinalDecision = string(resp.Governance)
 	tr.PolicyHits = policyHits(findings)
 	tr.Answer = answer
+	capTraceText(&tr) // messages up to the 4 MiB body: the trace keeps a cut (one log record)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	envs := []schemas.Envelope{env}
@@ -770,6 +779,7 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 			UserID: tr.UserID, SessionID: tr.SessionID, Status: statusOf(dec), FinalDecision: string(dec),
 			Prompt: tc.Function.Arguments, RiskScore: &childRisk, PolicyHits: policyHits(tc.findings)}
 		child.Metadata, _ = json.Marshal(map[string]string{"tool_name": tc.Function.Name, "tool_call_id": tc.ID})
+		capTraceText(&child)
 		ce := schemas.Envelope{Kind: schemas.KindDecision, Trace: child}
 		s.stamp(&ce, app, finished)
 		envs = append(envs, ce)
@@ -814,6 +824,7 @@ func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Tra
 	lat := finished.Sub(start).Milliseconds()
 	tr.FinishedAt, tr.LatencyMs, tr.Status, tr.FinalDecision = &finished, &lat, schemas.StatusError, "error"
 	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"error": msg, "http_status": status, "error_type": typ})
+	capTraceText(&tr)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	if perr := s.produce(c, []schemas.Envelope{env}); perr != nil {

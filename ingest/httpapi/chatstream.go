@@ -184,7 +184,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string, turn sessionTurn) error {
 	stream, err := st.Stream(c.Request().Context(), req, cred)
 	if err != nil {
-		return s.chatUpstreamError(c, app, tr, tr.StartedAt, err)
+		return s.chatUpstreamError(c, app, tr, tr.StartedAt, llm.Scrub(err, cred))
 	}
 	defer stream.Close()
 	out := &sse{w: c.Response()}
@@ -212,7 +212,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 			msg, typ := "the upstream stream failed", llm.ErrNetwork
 			var le *llm.Error
 			if errors.As(err, &le) {
-				msg, typ = le.Message, le.Type
+				msg, typ = llm.ScrubText(le.Message, cred), le.Type
 			}
 			out.json(map[string]any{"error": map[string]string{"message": msg, "type": typ}, "request_id": tr.RequestID})
 			if c.Request().Context().Err() != nil { // the client left: not the upstream's failure
@@ -506,6 +506,7 @@ func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Tra
 		tr.CostUSD = cost.usd()
 	}
 	tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"partial_answer_bytes": len(partial)})
+	capTraceText(&tr)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}
 	s.stamp(&env, app, finished)
 	// The client may be gone: produce on a context of our own.

@@ -294,7 +294,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 				earlier, earlierIdx = append(earlier, prompt), append(earlierIdx, promptIdx)
 			}
 			prompt, promptIdx = contentText(m.Content), i
-		case "tool":
+		case "tool", "function": // function: the legacy form of a tool result, still accepted upstream
 			tools = append(tools, contentText(m.Content))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -70,6 +71,41 @@ type Response struct {
 // operator's Managed key. Never logged.
 type Credentials struct {
 	APIKey string
+}
+
+// credentialMask replaces a credential found in an upstream's message.
+const credentialMask = "[REDACTED]"
+
+// Scrub removes cred from the message of err (an *Error) and returns err.
+// Some upstreams echo the key they were sent in their error message
+// ("Incorrect API key provided: sk-..."), and that message reaches the
+// caller and the trace: a Managed key would be handed to a tenant, a BYOK
+// key put on the log. The whole key is masked, and each part of a
+// composite one (Bedrock's ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]).
+func Scrub(err error, cred Credentials) error {
+	var le *Error
+	if err == nil || cred.APIKey == "" || !errors.As(err, &le) {
+		return err
+	}
+	le.Message = ScrubText(le.Message, cred)
+	return err
+}
+
+// ScrubText is s with cred masked (see Scrub).
+func ScrubText(s string, cred Credentials) string {
+	k := cred.APIKey
+	if k == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, k, credentialMask)
+	if !strings.Contains(k, "{") { // not a JSON service-account key
+		for _, part := range strings.Split(k, ":") {
+			if len(part) >= 8 {
+				s = strings.ReplaceAll(s, part, credentialMask)
+			}
+		}
+	}
+	return s
 }
 
 // Provider is one vendor adapter.

@@ -42,3 +42,20 @@ func TestSSE(t *testing.T) {
 		})
 	}
 }
+
+// TestScrub: a key an upstream echoes in its error message is masked, and
+// so is each part of a composite key (Bedrock's id:secret:token).
+func TestScrub(t *testing.T) {
+	err := error(&Error{Status: 401, Type: ErrStatus, Message: "Incorrect API key provided: sk-abcdef123456. The security token AKIAEXAMPLE1 is invalid; secret wJalrXUtnFEMI/K7MDENG"})
+	Scrub(err, Credentials{APIKey: "sk-abcdef123456"})
+	if got := err.(*Error).Message; strings.Contains(got, "sk-abcdef123456") {
+		t.Fatalf("key kept: %s", got)
+	}
+	got := ScrubText("id AKIAEXAMPLE1 secret wJalrXUtnFEMI/K7MDENG", Credentials{APIKey: "AKIAEXAMPLE1:wJalrXUtnFEMI/K7MDENG"})
+	if strings.Contains(got, "AKIAEXAMPLE1") || strings.Contains(got, "wJalrXUtnFEMI") {
+		t.Fatalf("composite key kept: %s", got)
+	}
+	if Scrub(nil, Credentials{APIKey: "x"}) != nil {
+		t.Fatal("nil error changed")
+	}
+}
