@@ -80,19 +80,7 @@ type cand struct {
 // hyphens, fullwidth digits and signs) are read through: the spans then
 // cover the original bytes, hidden characters inside the entity included.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
-	plain, from, to, ok := scan.Unhide(text)
-	if !ok {
-		return s.scan(text, dst)
-	}
-	n := len(dst)
-	dst = s.scan(plain, dst)
-	for i := n; i < len(dst); i++ {
-		for k := range dst[i].Spans {
-			sp := &dst[i].Spans[k]
-			sp.Start, sp.End = from[sp.Start], to[sp.End-1]
-		}
-	}
-	return dst
+	return scan.ReadThroughHidden(text, dst, s.scan)
 }
 
 func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {

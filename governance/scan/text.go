@@ -170,3 +170,22 @@ func Unhide(text string) (plain string, from, to []int, ok bool) {
 	}
 	return string(b), from, to, true
 }
+
+// ReadThroughHidden runs scanText on text with the characters Unhide
+// removes or replaces read through, and maps the spans of the hits it
+// appends back to text (hidden characters inside a hit included).
+func ReadThroughHidden(text string, dst []Hit, scanText func(string, []Hit) []Hit) []Hit {
+	plain, from, to, ok := Unhide(text)
+	if !ok {
+		return scanText(text, dst)
+	}
+	n := len(dst)
+	dst = scanText(plain, dst)
+	for i := n; i < len(dst); i++ {
+		for k := range dst[i].Spans {
+			sp := &dst[i].Spans[k]
+			sp.Start, sp.End = from[sp.Start], to[sp.End-1]
+		}
+	}
+	return dst
+}
