@@ -71,21 +71,8 @@ func TestFamilySignalsNeedStructure(t *testing.T) {
 // to the word p before it (p = 1, 2, 3) for (repeatRun-1)*p words in a row.
 func refFlood(text string) bool {
 	var words []string
-	for i := 0; i < len(text); {
-		if !wordByte(text[i]) || text[i] == '\'' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && wordByte(text[j]) {
-			j++
-		}
-		k := j
-		for k > i && text[k-1] == '\'' {
-			k--
-		}
-		words = append(words, text[i:k])
-		i = j
+	for _, w := range refWords(text) {
+		words = append(words, text[w.i:w.k])
 	}
 	for p := 1; p <= 3; p++ {
 		run := 0

@@ -9,6 +9,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// refWord is a word of the test oracles: text[i:j] is its run of word
+// bytes, text[i:k] the word without closing quotes.
+type refWord struct{ i, j, k int }
+
+// refWords splits text as matchSignalsWith reads it: runs of word bytes
+// not starting with a quote ('ignore ...'), closing quotes trimmed.
+func refWords(text string) []refWord {
+	var out []refWord
+	for i := 0; i < len(text); {
+		if !wordByte(text[i]) || text[i] == '\'' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && wordByte(text[j]) {
+			j++
+		}
+		k := j
+		for k > i && text[k-1] == '\'' {
+			k--
+		}
+		out = append(out, refWord{i, j, k})
+		i = j
+	}
+	return out
+}
+
 // refMatchSignals is the window-by-window definition matchSignals bounds:
 // each signal's regexp runs on the ±signalWindow window of every trigger
 // until one matches. match counts like matchSignalsWith's.
@@ -34,26 +61,15 @@ func refMatchSignals(text string, out []string, match func(si int, s string) boo
 		}
 	}
 	var high byte
-	for i := 0; i < len(text); {
-		if !wordByte(text[i]) || text[i] == '\'' {
-			i++
-			continue
+	for _, w := range refWords(text) {
+		for _, c := range []byte(text[w.i:w.j]) {
+			high |= c
 		}
-		j := i
-		for j < len(text) && wordByte(text[j]) {
-			high |= text[j]
-			j++
-		}
-		k := j
-		for k > i && text[k-1] == '\'' {
-			k--
-		}
-		for _, t := range wordTriggers(text[i:k]) {
-			if len(t.phrase) == k-i || strings.HasPrefix(text[i:], t.phrase) {
-				check(t.sig, i, len(t.phrase))
+		for _, t := range wordTriggers(text[w.i:w.k]) {
+			if len(t.phrase) == w.k-w.i || strings.HasPrefix(text[w.i:], t.phrase) {
+				check(t.sig, w.i, len(t.phrase))
 			}
 		}
-		i = j
 	}
 	for _, t := range symbolTriggers {
 		if done[t.sig] || t.phrase[0] >= utf8.RuneSelf && high < utf8.RuneSelf {
