@@ -177,10 +177,9 @@ type lexState struct {
 	antSeen  []uint32
 	antV     []bool
 	swapSeen []uint32
-	// antonymNeighbour's outcomes per answer word and source word id: the
-	// index of the first source token that is the answer word's antonym,
-	// or -1.
-	antTried map[[2]int32]int32
+	// antonymNeighbour's pairs (answer word id, source word id) with no
+	// antonym among the source word's tokens.
+	antFailed map[[2]int32]bool
 
 	built bool // the source fields below hold the current source
 	// Per source word id, valid where srcSeen holds stamp: its lemmas,
@@ -204,10 +203,10 @@ type lexState struct {
 
 // reset readies x for a Check.
 func (x *lexState) reset() {
-	if x.antTried == nil {
-		x.antTried = map[[2]int32]int32{}
-	} else if len(x.antTried) > 0 {
-		clear(x.antTried)
+	if x.antFailed == nil {
+		x.antFailed = map[[2]int32]bool{}
+	} else if len(x.antFailed) > 0 {
+		clear(x.antFailed)
 	}
 	x.stamp++
 	if x.stamp == 0 {
@@ -533,23 +532,18 @@ func (s *state) antonymNeighbour(l *lexicon, answer, source string, i int, w []b
 			if x.inAnswer(aid) {
 				continue // antonymOf: the answer uses it
 			}
-			// Tried once per answer word and source word: an answer
-			// repeating the word repeats the outcome.
+			// A pair that failed is not tried again: an answer repeating
+			// the word repeats the outcome (a success ends the Check).
 			key := [2]int32{t.id, aid}
-			j, seen := x.antTried[key]
-			if !seen {
-				j = -1
-				for _, k := range s.sourceToks(aid) {
-					if _, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
-						j = k
-						break
-					}
+			if x.antFailed[key] {
+				continue
+			}
+			for _, k := range s.sourceToks(aid) {
+				if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
+					return e, true
 				}
-				x.antTried[key] = j
 			}
-			if j >= 0 {
-				return s.antonymOf(l, answer, source, t, w, &s.stoks[j])
-			}
+			x.antFailed[key] = true
 		}
 	}
 	return Evidence{}, false

@@ -825,9 +825,7 @@ func openFinalTurn(s string) bool {
 		q = max(q, lastMarker(s, m))
 	}
 	for _, m := range answerMarkers {
-		if i := lastMarker(s, m); i > a {
-			a = i
-		}
+		a = max(a, lastMarker(s, m))
 	}
 	if q > a {
 		return true
