@@ -161,7 +161,9 @@ func DefaultPolicy() Policy {
 // error, not a way to turn governance off by accident). An absent or null
 // "grounding", and fields left out of it, take DefaultPolicy's values
 // (enabled, rewrite). "min_confidence": 0 is an error: 0 in a Rule means
-// the default 0.5, which is not what a document saying 0 asks for.
+// the default 0.5, which is not what a document saying 0 asks for. So is a
+// member name given twice in one object (DuplicateKey): encoding/json
+// would silently keep the last.
 func ParsePolicy(data []byte) (Policy, error) {
 	pp := &Policy{Grounding: DefaultPolicy().Grounding}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
@@ -171,6 +173,9 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	if dec.More() {
 		return Policy{}, errors.New("policy: trailing data after the JSON object")
+	}
+	if path, dup := DuplicateKey(data); dup {
+		return Policy{}, fmt.Errorf("policy: %q is given twice (member names match case-insensitively); keep one", path)
 	}
 	if pp == nil {
 		return Policy{}, errors.New(`policy: the document is null; want an object with "rules" (DELETE the policy to go back to the default)`)

@@ -102,6 +102,11 @@ func TestParsePolicyDocument(t *testing.T) {
 		{name: "min_confidence absent", doc: `{"rules": [{"match": "pii", "action": "block"}]}`, grounding: def, rules: 1},
 		{name: "min_confidence over 1", doc: `{"rules": [{"match": "pii", "action": "block", "min_confidence": 1.5}]}`, wantErr: "want 0..1"},
 		{name: "unknown field", doc: `{"rules": [], "rule": []}`, wantErr: "unknown field"},
+		// encoding/json keeps the last of two equal (or case-folded equal)
+		// names: the second "action" would silently win.
+		{name: "duplicate member", doc: `{"rules": [{"match": "pii", "action": "block", "action": "allow"}]}`, wantErr: `"rules[0].action" is given twice`},
+		{name: "duplicate member differing in case", doc: `{"rules": [{"match": "pii", "action": "block"}], "Rules": []}`, wantErr: `"Rules" is given twice`},
+		{name: "same name in different objects", doc: `{"rules": [{"match": "pii", "action": "block"}, {"match": "secrets", "action": "block"}], "grounding": {"action": "block"}}`, grounding: GroundingPolicy{Enabled: true, Action: ActionBlock}, rules: 2},
 		// A counted repetition multiplies a regexp's program: these few bytes
 		// compile to 40,002 instructions, and Go's regexp costs time in
 		// proportion to program size times text (minutes per 256 KiB answer).

@@ -148,55 +148,6 @@ func redactedAsJudged(pol *governance.Compiled, body []byte, idx []int) bool {
 	return true
 }
 
-// foldedDuplicateKeys reports whether an object anywhere in body has two
-// member names equal under Unicode case folding (or equal): encoding/json
-// keeps the last of them, another reader may keep another.
-func foldedDuplicateKeys(body []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	type frame struct {
-		object bool
-		keys   []string
-		key    bool // the next string token is a member name
-	}
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false // io.EOF, or a syntax error encoding/json already refused
-		}
-		top := len(stack) - 1
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{':
-				stack = append(stack, frame{object: true, key: true})
-			case '[':
-				stack = append(stack, frame{})
-			default:
-				stack = stack[:top]
-				if top > 0 && stack[top-1].object {
-					stack[top-1].key = true
-				}
-			}
-			continue
-		}
-		if top < 0 || !stack[top].object {
-			continue
-		}
-		f := &stack[top]
-		if f.key {
-			name := tok.(string)
-			for _, k := range f.keys {
-				if strings.EqualFold(k, name) {
-					return true
-				}
-			}
-			f.keys, f.key = append(f.keys, name), false
-			continue
-		}
-		f.key = true // a scalar member value
-	}
-}
-
 // proxyHealth is GET /v1/chat/completions/health (no auth, no upstream call).
 func (s *Server) proxyHealth(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": s.cfg.UpstreamURL,
@@ -267,11 +218,13 @@ func (s *Server) proxyChat(c echo.Context) error {
 	if !ok {
 		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
 	}
-	if !fast && mode != modeObserve && foldedDuplicateKeys(body) {
+	if !fast && mode != modeObserve {
 		// encoding/json reads {"content":"…","Content":"…"} as the last
 		// member, the upstream as the exact one: the gateway would judge
 		// one text and forward another.
-		return reject(fail(http.StatusBadRequest, "the body has member names that differ only in case (or repeat): the gateway cannot judge what the upstream would read"))
+		if _, dup := governance.DuplicateKey(body); dup {
+			return reject(fail(http.StatusBadRequest, "the body has member names that differ only in case (or repeat): the gateway cannot judge what the upstream would read"))
+		}
 	}
 	if pr.Stream { // DESIGN.md 5: streaming downgrades the post-flight modes
 		switch mode {
