@@ -54,7 +54,11 @@ type proxyRequest struct {
 	} `json:"messages"`
 }
 
-// text of an OpenAI message content: a string, or the text parts of an array.
+// text of an OpenAI message content: a string, or the "text" members of an
+// array's parts joined. Parts are read whatever their type: OpenAI takes
+// text only from "text" parts and refuses unknown types, but a compatible
+// upstream may read "input_text" or its own kinds, and the guard must judge
+// every text the upstream could read.
 func contentText(raw json.RawMessage) string {
 	if s, ok := contentTextFast(raw); ok {
 		return s
@@ -70,15 +74,12 @@ func contentTextJSON(raw json.RawMessage) string {
 		return s
 	}
 	var parts []struct {
-		Type string `json:"type"`
 		Text string `json:"text"`
 	}
 	if json.Unmarshal(raw, &parts) == nil {
 		var b strings.Builder
 		for _, p := range parts {
-			if p.Type == "text" {
-				b.WriteString(p.Text)
-			}
+			b.WriteString(p.Text)
 		}
 		return b.String()
 	}
@@ -100,7 +101,7 @@ func decodeRequest(body []byte, pr *proxyRequest) (fast, ok bool) {
 
 // contentEdits redacts message i's content in the request body: a string
 // content becomes redacted (the policy's redaction of its text); an array
-// of parts has each text part redacted on its own (the parts' text joined
+// of parts has each part's text redacted on its own (the parts' text joined
 // is what the policy judged, but a redaction must stay inside its part).
 func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted string) []jsonEdit {
 	path := []string{"messages", strconv.Itoa(i), "content"}
@@ -109,7 +110,6 @@ func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted
 		return []jsonEdit{{path: path, val: jsonString(redacted)}}
 	}
 	var parts []struct {
-		Type string `json:"type"`
 		Text string `json:"text"`
 	}
 	if json.Unmarshal(raw, &parts) != nil {
@@ -117,7 +117,7 @@ func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted
 	}
 	var edits []jsonEdit
 	for k, p := range parts {
-		if p.Type != "text" || p.Text == "" {
+		if p.Text == "" {
 			continue
 		}
 		if d := pol.Verify(governance.Input{Prompt: p.Text}); d.Prompt != p.Text {

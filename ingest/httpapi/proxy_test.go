@@ -892,8 +892,8 @@ func TestProxyUpstreamHeaders(t *testing.T) {
 
 // TestProxyPreflightRewrite: a pre-flight rewrite rule redacts what the
 // upstream receives in guard and full (the last user turn, an earlier one,
-// and text parts), every other byte of the body as the client sent it;
-// observe forwards the body untouched.
+// and the text of parts, whatever their type), every other byte of the
+// body as the client sent it; observe forwards the body untouched.
 func TestProxyPreflightRewrite(t *testing.T) {
 	var mu sync.Mutex
 	var received []string
@@ -920,6 +920,13 @@ func TestProxyPreflightRewrite(t *testing.T) {
 				`{"role":"user","content":[{"type":"text","text":"call +1 415 555 0132"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`,
 			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"I am [EMAIL]"},{"role":"assistant","content":"ok"},` +
 				`{"role":"user","content":[{"type":"text","text":"call [PHONE]"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`},
+		// A compatible upstream may read parts OpenAI would refuse.
+		{"a part of another type, guard", "guard",
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":"input_text","text":"mail me at bob@example.com"}]}]}`,
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":"input_text","text":"mail me at [EMAIL]"}]}]}`},
+		{"a part whose type is not a string, guard", "guard",
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":7,"text":"mail me at bob@example.com"}]}]}`,
+			`{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":7,"text":"mail me at [EMAIL]"}]}]}`},
 		{"observe forwards untouched", "observe",
 			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at bob@example.com"}]}`,
 			`{"model":"gpt-4o-mini", "messages":[{"role":"user","content":"mail me at bob@example.com"}]}`},

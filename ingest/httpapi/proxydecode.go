@@ -245,7 +245,6 @@ func contentTextFast(raw []byte) (string, bool) {
 			return "", false
 		}
 		switch {
-		case typ != "text":
 		case b != nil:
 			b.WriteString(txt)
 		case text == "":
