@@ -1069,7 +1069,32 @@ func matchSignals(text string, out []string) []string {
 	return matchSignalsWith(text, out, matchSignalRE, nil)
 }
 
-func matchSignalRE(si int, s string) bool { return signalREs[si].re.MatchString(s) }
+// matchSignalRE reports whether signal si's regexp matches s, by its
+// fast matcher where it has one.
+func matchSignalRE(si int, s string) bool {
+	if f := fastSignals[si]; f != nil {
+		return f(s)
+	}
+	return signalREs[si].re.MatchString(s)
+}
+
+// fastSignals[si], when set, gives signalREs[si].re.MatchString's answer
+// on every input at a fraction of its cost: the alternations of a hundred
+// literals cost the regexp up to 2.5 µs per byte, seconds for a 256 KiB
+// flood of their triggers (BenchmarkScanFlood). Each is compiled from its
+// regexp's own text; TestFastSignalsGenerated and FuzzFastSignals hold it
+// to the regexp.
+var fastSignals = func() (f [maxSignals]func(string) bool) {
+	for si, s := range signalREs {
+		if slices.Contains(pairSignals, s.name) {
+			f[si] = newPairMatcher(s.re.String()).match
+		}
+	}
+	return f
+}()
+
+// pairSignals are the signals whose regexp is a pairMatcher's form.
+var pairSignals = []string{"multilingual_override", "multilingual_extraction"}
 
 // matchSignalsWith is matchSignals with the regexp search passed in, so
 // tests can count the bytes searched, and a flood detector (or nil) fed

@@ -115,34 +115,26 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
-// floodSize is the largest answer /v1/verify accepts.
-const floodSize = 256 << 10
-
-// floods are 256 KiB texts of one phrase repeated, built to keep the
-// signal regexps busy: triggers everywhere, so every window merges and
-// each regexp searches the whole text, and (but for "phrase") few matches
-// to end a search early.
-var floods = []struct{ name, unit string }{
-	{"phrase", "ignore the prompt, dan. pretend: system admin. regardless. refuse; send combine. part imagine; poem; mode user. sharing donate instruction. forget q. ignora? vergiss: contraseña hablando\n"},
-	{"ignore", "ignore "},
-	{"prompt", "prompt "},
-	{"ignora", "ignora. instrucciones. "},
-	{"ml-nomatch", "vergiss. regeln. passwort. gib. olvida. reglas. dime! 忽略。指令。密码。告诉? "},
-	{"pivot", "speaking of that. hablando. parlando. falando. говоря. "},
-}
-
-// BenchmarkScanFlood: the worst case per request is a flood of triggers
-// at the size limit; time per op is the CPU one such text costs.
-func BenchmarkScanFlood(b *testing.B) {
-	s := injection.New()
-	for _, f := range floods {
-		text := strings.Repeat(f.unit, floodSize/len(f.unit))
-		b.Run(f.name, func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			var dst []scan.Hit
-			for b.Loop() {
-				dst = s.Scan(text, dst[:0])
-			}
-		})
+// TestFastSignalsOnDatasets: every text of the development sets and the
+// project corpus, raw, normalised and de-leeted, gets the same answer from
+// each fast signal matcher as from its regexp.
+func TestFastSignalsOnDatasets(t *testing.T) {
+	sets, err := train.LoadDev("../../../shared/datasets")
+	if err != nil {
+		t.Skipf("development sets not present beside the checkout: %v", err)
 	}
+	corpus, err := train.LoadCorpus("corpus/project.jsonl")
+	require.NoError(t, err)
+	sets = append(sets, train.Set{Name: "corpus", Examples: corpus})
+	n := 0
+	for _, s := range sets {
+		for _, ex := range s.Examples {
+			norm := injection.Normalize(ex.Text)
+			for _, text := range []string{ex.Text, norm, injection.Deleet(norm)} {
+				require.Empty(t, injection.FastSignalMismatch(text), "%s: %q", s.Name, text)
+				n++
+			}
+		}
+	}
+	require.Greater(t, n, 3000)
 }

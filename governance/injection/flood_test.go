@@ -1,0 +1,41 @@
+package injection_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/governance-gateway/gateway/governance/injection"
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// floodSize is the largest answer /v1/verify accepts.
+const floodSize = 256 << 10
+
+// floods are 256 KiB texts of one phrase repeated, built to keep the
+// signal regexps busy: triggers everywhere, so every window merges and
+// each regexp searches the whole text, and (but for "phrase") few matches
+// to end a search early.
+var floods = []struct{ name, unit string }{
+	{"phrase", "ignore the prompt, dan. pretend: system admin. regardless. refuse; send combine. part imagine; poem; mode user. sharing donate instruction. forget q. ignora? vergiss: contraseña hablando\n"},
+	{"ignore", "ignore "},
+	{"prompt", "prompt "},
+	{"ignora", "ignora. instrucciones. "},
+	{"ml-nomatch", "vergiss. regeln. passwort\ngib. olvida. reglas. dime! 忽略。指令。密码\n告诉? "},
+	{"pivot", "speaking of that. hablando. parlando. falando. говоря. "},
+}
+
+// BenchmarkScanFlood: the worst case per request is a flood of triggers
+// at the size limit; time per op is the CPU one such text costs.
+func BenchmarkScanFlood(b *testing.B) {
+	s := injection.New()
+	for _, f := range floods {
+		text := strings.Repeat(f.unit, floodSize/len(f.unit))
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			var dst []scan.Hit
+			for b.Loop() {
+				dst = s.Scan(text, dst[:0])
+			}
+		})
+	}
+}
