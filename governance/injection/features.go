@@ -752,8 +752,8 @@ func moreSignals(out []string, raw, normText string) []string {
 	if d := decodedPayloads(raw); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
-		for _, s := range signalREs {
-			if !marker(s.name) && s.re.MatchString(d) {
+		for si, s := range signalREs {
+			if !marker(s.name) && matchSignalRE(si, d) {
 				out = append(out, "encoded_"+s.name)
 			}
 		}
@@ -1086,15 +1086,12 @@ func matchSignalRE(si int, s string) bool {
 // to the regexp.
 var fastSignals = func() (f [maxSignals]func(string) bool) {
 	for si, s := range signalREs {
-		if slices.Contains(pairSignals, s.name) {
-			f[si] = newPairMatcher(s.re.String()).match
+		if m := newChainMatcher(s.re.String()); m != nil {
+			f[si] = m.match
 		}
 	}
 	return f
 }()
-
-// pairSignals are the signals whose regexp is a pairMatcher's form.
-var pairSignals = []string{"multilingual_override", "multilingual_extraction"}
 
 // matchSignalsWith is matchSignals with the regexp search passed in, so
 // tests can count the bytes searched, and a flood detector (or nil) fed

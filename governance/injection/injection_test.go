@@ -116,8 +116,8 @@ func FuzzScan(f *testing.F) {
 }
 
 // TestFastSignalsOnDatasets: every text of the development sets and the
-// project corpus, raw, normalised and de-leeted, gets the same answer from
-// each fast signal matcher as from its regexp.
+// project corpus, normalised and de-leeted (the texts the signals read),
+// gets the same answer from each fast signal matcher as from its regexp.
 func TestFastSignalsOnDatasets(t *testing.T) {
 	sets, err := train.LoadDev("../../../shared/datasets")
 	if err != nil {
@@ -130,11 +130,11 @@ func TestFastSignalsOnDatasets(t *testing.T) {
 	for _, s := range sets {
 		for _, ex := range s.Examples {
 			norm := injection.Normalize(ex.Text)
-			for _, text := range []string{ex.Text, norm, injection.Deleet(norm)} {
+			for _, text := range []string{norm, injection.Deleet(norm)} {
 				require.Empty(t, injection.FastSignalMismatch(text), "%s: %q", s.Name, text)
 				n++
 			}
 		}
 	}
-	require.Greater(t, n, 3000)
+	require.Greater(t, n, 2000)
 }
