@@ -38,6 +38,10 @@ type chainMatcher struct {
 	gaps     [][]rune
 	asciiBad [utf8.RuneSelf]uint64
 	ring     int // capacity of a stage's ring of ends
+	// preGaps are the pre classes of stages (chainStage.pre), whose
+	// counts the cursor keeps for the last hist runes.
+	preGaps  []int32
+	hist     int
 	residual *regexp.Regexp
 	pool     sync.Pool // *chainState
 }
@@ -59,8 +63,12 @@ type chainStage struct {
 	// unbounded) of gaps[cls]; cls < 0 for literals that must touch.
 	min, max int32
 	cls      int32
-	// next is the gap class after a stage that is not last, or -1.
-	next int32
+	// pre >= 0 when the gap is gaps[pre]* then gaps[cls]{min,max}, the
+	// first a subset of the second: every rune but the last max in pre.
+	// preSlot is its row of chainState.hist.
+	pre, preSlot int32
+	// next and nextPre are cls and pre of the stage after (-1: none).
+	next, nextPre int32
 }
 
 // assertion is the empty-width condition at a literal's end.
@@ -111,7 +119,7 @@ func newChainMatcher(expr string) *chainMatcher {
 	m := &chainMatcher{}
 	index := map[string]int32{}
 	var rest []*syntax.Regexp
-	maxMin := int32(0)
+	maxMin, maxPreMax := int32(0), int32(0)
 	for _, b := range bs {
 		chain, ok := chainOf(b)
 		if !ok {
@@ -120,12 +128,18 @@ func newChainMatcher(expr string) *chainMatcher {
 		}
 		for i, c := range chain {
 			g := int32(len(m.stages))
-			st := chainStage{first: i == 0, last: i == len(chain)-1, min: c.min, max: c.max, cls: -1, next: -1}
+			st := chainStage{first: i == 0, last: i == len(chain)-1, min: c.min, max: c.max, cls: -1, pre: -1, next: -1, nextPre: -1}
 			if i > 0 && c.max != 0 {
 				st.cls = m.gapClass(c.class)
 			}
+			if c.pre != nil {
+				st.pre = m.gapClass(c.pre)
+				st.preSlot = int32(len(m.preGaps))
+				m.preGaps = append(m.preGaps, st.pre)
+				maxPreMax = max(maxPreMax, c.max)
+			}
 			if i > 0 {
-				m.stages[g-1].next = st.cls
+				m.stages[g-1].next, m.stages[g-1].nextPre = st.cls, st.pre
 			}
 			maxMin = max(maxMin, c.min)
 			m.stages = append(m.stages, st)
@@ -162,9 +176,11 @@ func newChainMatcher(expr string) *chainMatcher {
 		maxLen = max(maxLen, len(l.s))
 	}
 	m.ring = maxLen + 4*int(maxMin) + 1
+	m.hist = maxLen + int(maxPreMax) + 2
 	m.build()
 	m.pool.New = func() any {
-		return &chainState{marks: make([]chainMark, len(m.stages)*m.ring), n: make([]int, len(m.stages)), bad: make([]int32, len(m.gaps))}
+		return &chainState{marks: make([]chainMark, len(m.stages)*m.ring), n: make([]int, len(m.stages)),
+			bad: make([]int32, len(m.gaps)), hist: make([]int32, len(m.preGaps)*m.hist)}
 	}
 	return m
 }
@@ -274,6 +290,7 @@ func smallClass(re *syntax.Regexp) bool {
 type chainPart struct {
 	min, max int32
 	class    []rune
+	pre      []rune // see chainStage.pre
 	lits     []chainLit
 }
 
@@ -298,6 +315,15 @@ func chainOf(pieces []*syntax.Regexp) (_ []chainPart, ok bool) {
 	}
 	for _, p := range plusSplit(pieces) {
 		if gmin, gmax, class, isGap := gapOf(p); isGap {
+			if len(seqs) == 1 && len(seqs[0]) == 0 && len(out) == 1 && cur.min == 0 && cur.max < 0 && cur.pre == nil {
+				// A second gap right after the first ("[.\n]\s*[^.\n]{0,40}").
+				pre, ok := preClass(cur.class, class, out[0].lits)
+				if !ok {
+					return nil, false
+				}
+				cur = chainPart{min: gmin, max: gmax, class: class, pre: pre}
+				continue
+			}
 			if !closeStage() {
 				return nil, false
 			}
@@ -318,6 +344,33 @@ func chainOf(pieces []*syntax.Regexp) (_ []chainPart, ok bool) {
 	}
 	if !closeStage() {
 		return nil, false
+	}
+	return out, true
+}
+
+// preClass reads the gap pre* just before a gap of class, after a first
+// stage of lits, as (pre ∩ class)*: a rune of pre outside class must be
+// one of the first stage's literals (single runes without assertions), so
+// a match whose pre* holds one also matches from its last such rune on.
+// Then every rune of the gaps is in class, and every one but the last
+// max in pre ∩ class.
+func preClass(pre, class []rune, lits []chainLit) ([]rune, bool) {
+	var out []rune
+	for i := 0; i < len(pre); i += 2 {
+		for r := pre[i]; r <= pre[i+1]; r++ {
+			if r-pre[i] > maxSmallClass {
+				return nil, false
+			}
+			if inClass(class, r) {
+				out = append(out, r, r)
+				continue
+			}
+			if !slices.ContainsFunc(lits, func(l chainLit) bool {
+				return l.s == string(r) && l.start == anyBoundary && l.end == anyBoundary
+			}) {
+				return nil, false
+			}
+		}
 	}
 	return out, true
 }
@@ -581,9 +634,9 @@ func (m *chainMatcher) build() {
 }
 
 // chainMark is where a literal that completes a stage ended: its byte
-// offset, the runes before it and the runes before it outside the class
-// of the gap after the stage.
-type chainMark struct{ pos, runes, bad int32 }
+// offset, the runes before it and the runes before it outside the classes
+// of the gap after the stage (cls and pre).
+type chainMark struct{ pos, runes, bad, pre int32 }
 
 // chainState is one match's scratch: per stage a ring of its last m.ring
 // distinct ends (marks[g*m.ring:], n[g] ends recorded), and the cursor's
@@ -593,11 +646,14 @@ type chainMark struct{ pos, runes, bad int32 }
 // end e of the stage before with runes(e) <= runes(s)-min (any earlier
 // one spans more runes and every gap rune of it); fewer than m.ring ends
 // lie after that (they are within 4*min+len bytes before t), so it is
-// still in the ring.
+// still in the ring. hist[slot*m.hist+i%m.hist] is how many of the first
+// i runes are outside the pre class m.preGaps[slot], for the last m.hist
+// values of i.
 type chainState struct {
 	marks []chainMark
 	n     []int
 	bad   []int32
+	hist  []int32
 }
 
 // match reports whether the regexp m was compiled from matches text.
@@ -639,6 +695,9 @@ func (m *chainMatcher) matchChains(text string) bool {
 				pos += n
 			}
 			runes++
+			for slot, c := range m.preGaps {
+				cs.hist[slot*m.hist+int(runes)%m.hist] = cs.bad[c]
+			}
 		}
 		for _, li := range m.out[st] {
 			l := &m.lits[li]
@@ -654,9 +713,12 @@ func (m *chainMatcher) matchChains(text string) bool {
 				if s.last {
 					return true
 				}
-				mk := chainMark{int32(end), runes, 0}
+				mk := chainMark{int32(end), runes, 0, 0}
 				if s.next >= 0 {
 					mk.bad = cs.bad[s.next]
+				}
+				if s.nextPre >= 0 {
+					mk.pre = cs.bad[s.nextPre]
 				}
 				m.push(cs, g, mk)
 			}
@@ -676,11 +738,19 @@ func (m *chainMatcher) follows(cs *chainState, g int32, l *chainLit, runes int32
 		if mk.runes > at-s.min {
 			continue
 		}
-		gap := at - mk.runes
-		if s.max >= 0 && gap > s.max {
+		if s.cls >= 0 && cs.bad[s.cls]-l.bad[s.cls] != mk.bad {
 			return false
 		}
-		return s.cls < 0 || cs.bad[s.cls]-l.bad[s.cls] == mk.bad
+		switch {
+		case s.max < 0:
+			return true
+		case s.pre < 0:
+			return at-mk.runes <= s.max
+		}
+		// The gap's runes before its last max are all in pre: as many
+		// outside pre before them as before the gap.
+		lim := at - s.max
+		return lim <= mk.runes || cs.hist[int(s.preSlot)*m.hist+int(lim)%m.hist] == mk.pre
 	}
 	return false
 }

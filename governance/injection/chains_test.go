@@ -27,6 +27,7 @@ func TestChainMatcherForms(t *testing.T) {
 		{`\bq: .{1,3}?\ba: `, false, []string{"q: a: ", "q: xa: ", "q:  a: ", "q: \n a: ", "q: xxxa: ", "q: x  a: ", "q: x   a: ", "q: €\xff a: "}},
 		{`(?s)\bq: .{1,3}?\ba: `, false, []string{"q: \n a: ", "q: \n\n\na: "}},
 		{`\b[a-z]+'s (?:home|city)\b|\bx\s+y\b|\bz[^"]{2,}"`, false, []string{"bob's home", "'s home", "bob's homes", "x y", "xy", "x \n\t y", "z\"", "zab\"", "za\""}},
+		{`[.\n。]\s*[^.\n]{1,3} x|[.\n]\s*[^.!\n。]{0,2}?(?:说|yz)`, false, []string{". a x", ".a x", ".\n\n  a x", ".  \t  ab x", ". abcd x", "。 abc x", ". a\n x", "\na\n x", ". 说", ".\t \t ab说", ".  abc说", ". \n\t ab说", ".  a!说", ".\t\t\t\t\t\t\t\t\t\tab说", ".\t\t\t\t\t\ta\tb说", ".\t\t\t\ta\t\t\tyz", "。 说"}},
 		{`\b(?:a|b)(?:c|d)(?:e|f)\b`, false, []string{"ace", "bdf", "acex", "xace"}},
 		{`\bab(?:[ ,]+c)+\b|\bab[^.]{0,2}d`, true, []string{"ab c", "ab, c c", "abd", "ab..d", "ab  c,c"}},
 		{`(?m)^\s*system:|\bsay (?:it|this)\b`, true, []string{"system:", "x\n  system:", "x system:", "say it", "sayit"}},
@@ -41,9 +42,41 @@ func TestChainMatcherForms(t *testing.T) {
 	}
 }
 
+// TestChainMatcherRandom: small patterns of every form on random texts of
+// a small alphabet (so literals, terminators and gap limits meet often),
+// against the regexp.
+func TestChainMatcherRandom(t *testing.T) {
+	exprs := []string{
+		`\bab\b[^.\n]{0,3}\bxy|xy[^\n]{0,2}ab`,
+		`[.\n。]\s*[^.\n]{1,3} x|[.\n]\s*[^.!\n。]{0,2}?(?:说|yz)`,
+		`\ba: .{1,3}?\bx: |(?s)\bb: .{2,4}\by`,
+		`\b[ab]+'x\b|a\s+b|x[^"]{2,}"|\Bb(?:a|x)?\by`,
+		`(?:a|b)(?:x|y)?(?:a|说)[^ ]{0,1}\bb`,
+		`\b(?:ab|b)(?:[ ,]+x)+\b|\bab[^.]{0,2}y`,
+	}
+	alphabet := []string{"ab", "xy", "a: ", "x: ", "b: ", "a", "b", "x", "y", " ", " ", ".", "\n", "\t", "。", "!", ",", "'", "\"", ":", "说", "é", "\xff", "\x80", "\xe8\xaf"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, expr := range exprs {
+		m, re := newChainMatcher(expr), regexp.MustCompile(expr)
+		yes := 0
+		for range 20000 {
+			var b strings.Builder
+			for range rng.IntN(24) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			want := re.MatchString(b.String())
+			require.Equal(t, want, m.match(b.String()), "%q on %q", expr, b.String())
+			if want {
+				yes++
+			}
+		}
+		require.Greater(t, yes, 100, expr)
+	}
+}
+
 // TestChainMatcherRefuses: patterns with no branch of chain form.
 func TestChainMatcherRefuses(t *testing.T) {
-	for _, expr := range []string{`a*`, `[^.]{0,3}b`, `a[^.]{0,3}`, `(?i:ab)`, `(?:ab)+`, `[^a][^.]{0,3}b`, `a[^.]{9}b`, `\bx[^.]{0,3}\b[^,]{0,3}y`} {
+	for _, expr := range []string{`a*`, `[^.]{0,3}b`, `a[^.]{0,3}`, `(?i:ab)`, `(?:ab)+`, `[^a][^.]{0,3}b`, `a[^.]{9}b`, `\bx[^.]{0,3}\b[^,]{0,3}y`, `x\s*[^.\n]{0,3}y`, `[.]\s*[^.\n]{0,3}y`} {
 		require.Nil(t, newChainMatcher(expr), expr)
 	}
 }
