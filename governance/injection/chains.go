@@ -111,8 +111,7 @@ func newChainMatcher(expr string) *chainMatcher {
 	}
 	var bs [][]*syntax.Regexp
 	for _, t := range tops {
-		b, ok := branches(t)
-		if bs = append(bs, b...); !ok || len(bs) > maxBranches {
+		if bs = append(bs, branches(t)...); len(bs) > maxBranches {
 			return nil
 		}
 	}
@@ -207,41 +206,66 @@ func (m *chainMatcher) gapClass(class []rune) int32 {
 
 // branches lists the alternatives of re as sequences of pieces,
 // distributing concatenation over the alternations that hold a gap (and
-// so cannot be one literal set); false when there would be too many.
-func branches(re *syntax.Regexp) ([][]*syntax.Regexp, bool) {
+// so cannot be one literal set) and over small repeats of a group with a
+// gap ("(?: [a-z]+){0,2}": none, one or two). What would make more than
+// maxBranches stays one piece, which no chain reads.
+func branches(re *syntax.Regexp) [][]*syntax.Regexp {
+	one := [][]*syntax.Regexp{{re}}
+	var out [][]*syntax.Regexp
 	switch re.Op {
 	case syntax.OpCapture:
 		return branches(re.Sub[0])
 	case syntax.OpAlternate:
 		if !hasGap(re) {
-			break
+			return one
 		}
-		var out [][]*syntax.Regexp
 		for _, s := range re.Sub {
-			bs, ok := branches(s)
-			if out = append(out, bs...); !ok || len(out) > maxBranches {
-				return nil, false
-			}
+			out = append(out, branches(s)...)
 		}
-		return out, true
 	case syntax.OpConcat:
-		out := [][]*syntax.Regexp{nil}
+		out = [][]*syntax.Regexp{nil}
 		for _, s := range re.Sub {
-			bs, ok := branches(s)
-			if !ok || len(out)*len(bs) > maxBranches {
-				return nil, false
+			if out = crossBranches(out, branches(s)); out == nil {
+				return one
 			}
-			var next [][]*syntax.Regexp
-			for _, head := range out {
-				for _, tail := range bs {
-					next = append(next, append(slices.Clip(head), tail...))
-				}
-			}
-			out = next
 		}
-		return out, true
+	case syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, 1
+		if re.Op == syntax.OpRepeat {
+			lo, hi = re.Min, re.Max
+		}
+		if classRunes(re.Sub[0]) != nil || !hasGap(re.Sub[0]) || hi < 0 {
+			return one // a gap, or literals expand lists
+		}
+		sub, k := branches(re.Sub[0]), [][]*syntax.Regexp{nil}
+		for n := 0; n <= hi && k != nil; n++ {
+			if n >= lo {
+				out = append(out, k...)
+			}
+			k = crossBranches(k, sub)
+		}
+	default:
+		return one
 	}
-	return [][]*syntax.Regexp{{re}}, true
+	if len(out) > maxBranches {
+		return one
+	}
+	return out
+}
+
+// crossBranches concatenates every head with every tail; nil when there
+// would be more than maxBranches.
+func crossBranches(heads, tails [][]*syntax.Regexp) [][]*syntax.Regexp {
+	if len(heads)*len(tails) > maxBranches {
+		return nil
+	}
+	var out [][]*syntax.Regexp
+	for _, h := range heads {
+		for _, t := range tails {
+			out = append(out, append(slices.Clip(h), t...))
+		}
+	}
+	return out
 }
 
 // hasGap reports whether re repeats something or has an optional large

@@ -28,6 +28,7 @@ func TestChainMatcherForms(t *testing.T) {
 		{`(?s)\bq: .{1,3}?\ba: `, false, []string{"q: \n a: ", "q: \n\n\na: "}},
 		{`\b[a-z]+'s (?:home|city)\b|\bx\s+y\b|\bz[^"]{2,}"`, false, []string{"bob's home", "'s home", "bob's homes", "x y", "xy", "x \n\t y", "z\"", "zab\"", "za\""}},
 		{`[.\n。]\s*[^.\n]{1,3} x|[.\n]\s*[^.!\n。]{0,2}?(?:说|yz)`, false, []string{". a x", ".a x", ".\n\n  a x", ".  \t  ab x", ". abcd x", "。 abc x", ". a\n x", "\na\n x", ". 说", ".\t \t ab说", ".  abc说", ". \n\t ab说", ".  a!说", ".\t\t\t\t\t\t\t\t\t\tab说", ".\t\t\t\t\t\ta\tb说", ".\t\t\t\ta\t\t\tyz", "。 说"}},
+		{`\bas a(?: [a-z]+){0,2} poem\b|\bof (?:[a-z']+ ){0,1}[a-z']+,`, false, []string{"as a poem", "as a x poem", "as a x y poem", "as a x y z poem", "as a  poem", "of x,", "of x y,", "of x y z,", "of ,"}},
 		{`\b(?:a|b)(?:c|d)(?:e|f)\b`, false, []string{"ace", "bdf", "acex", "xace"}},
 		{`\bab(?:[ ,]+c)+\b|\bab[^.]{0,2}d`, true, []string{"ab c", "ab, c c", "abd", "ab..d", "ab  c,c"}},
 		{`(?m)^\s*system:|\bsay (?:it|this)\b`, true, []string{"system:", "x\n  system:", "x system:", "say it", "sayit"}},
@@ -53,6 +54,7 @@ func TestChainMatcherRandom(t *testing.T) {
 		`\b[ab]+'x\b|a\s+b|x[^"]{2,}"|\Bb(?:a|x)?\by`,
 		`(?:a|b)(?:x|y)?(?:a|说)[^ ]{0,1}\bb`,
 		`\b(?:ab|b)(?:[ ,]+x)+\b|\bab[^.]{0,2}y`,
+		`\by(?: [ab]+){0,2} x\b|\bx (?:[ab']+ ){1,2}[ab']+,|a(?:\s+b)?y`,
 	}
 	alphabet := []string{"ab", "xy", "a: ", "x: ", "b: ", "a", "b", "x", "y", " ", " ", ".", "\n", "\t", "。", "!", ",", "'", "\"", ":", "说", "é", "\xff", "\x80", "\xe8\xaf"}
 	rng := rand.New(rand.NewPCG(9, 10))
