@@ -18,8 +18,8 @@ import (
 // per byte, and a flood of trigger words makes a signal search all of a
 // 256 KiB text; this finds every literal in one pass of an Aho-Corasick
 // automaton and keeps, per stage, only the literal ends that can still
-// continue a match. Branches of any other form are left to a regexp of
-// just those branches.
+// continue a match. Branches of any other form are left to an automaton
+// (runeDFA) or failing that a regexp of just those branches.
 //
 // It gives MatchString's answer on every input, valid UTF-8 or not: the
 // literals are matched byte for byte (a literal's bytes decode to its runes
@@ -40,8 +40,11 @@ type chainMatcher struct {
 	ring     int // capacity of a stage's ring of ends
 	// preGaps are the pre classes of stages (chainStage.pre), whose
 	// counts the cursor keeps for the last hist runes.
-	preGaps  []int32
-	hist     int
+	preGaps []int32
+	hist    int
+	// The branches of no chain form: their automaton, or where that is too
+	// large their regexp.
+	dfa      *runeDFA
 	residual *regexp.Regexp
 	pool     sync.Pool // *chainState
 }
@@ -158,7 +161,10 @@ func newChainMatcher(expr string) *chainMatcher {
 		return nil
 	}
 	if len(rest) > 0 {
-		m.residual = regexp.MustCompile((&syntax.Regexp{Op: syntax.OpAlternate, Sub: rest}).String())
+		expr := (&syntax.Regexp{Op: syntax.OpAlternate, Sub: rest}).String()
+		if m.dfa = newRuneDFA(expr); m.dfa == nil {
+			m.residual = regexp.MustCompile(expr)
+		}
 	}
 	maxLen := 0
 	for i := range m.lits {
@@ -682,8 +688,11 @@ type chainState struct {
 
 // match reports whether the regexp m was compiled from matches text.
 func (m *chainMatcher) match(text string) bool {
-	if m.matchChains(text) {
+	switch {
+	case m.matchChains(text):
 		return true
+	case m.dfa != nil:
+		return m.dfa.match(text)
 	}
 	return m.residual != nil && m.residual.MatchString(text)
 }
