@@ -29,7 +29,7 @@ import (
 type chainMatcher struct {
 	class  [256]uint8 // byte -> column of delta
 	ncol   int
-	delta  []int32   // state*ncol+column -> next state (full DFA)
+	delta  []int32   // state*ncol+column -> 2*next*ncol, +1 if next has out (full DFA)
 	out    [][]int32 // state -> indices of lits ending there
 	lits   []chainLit
 	stages []chainStage
@@ -660,6 +660,15 @@ func (m *chainMatcher) build() {
 			}
 		}
 	}
+	// Entries become the next state's row, doubled, plus one when
+	// literals end there: no multiply per byte, and the common case (none)
+	// decided without loading out.
+	for i, nx := range delta {
+		delta[i] = nx * int32(nc) << 1
+		if len(m.out[nx]) > 0 {
+			delta[i] |= 1
+		}
+	}
 	m.delta = delta
 }
 
@@ -703,10 +712,10 @@ func (m *chainMatcher) matchChains(text string) bool {
 	clear(cs.n)
 	clear(cs.bad)
 	pos, runes := 0, int32(0)
-	st := int32(0)
+	row := int32(0) // the state's first entry in delta
 	for i := 0; i < len(text); i++ {
-		st = m.delta[int(st)*m.ncol+int(m.class[text[i]])]
-		if len(m.out[st]) == 0 {
+		v := m.delta[row+int32(m.class[text[i]])]
+		if row = v >> 1; v&1 == 0 {
 			continue
 		}
 		end := i + 1
@@ -732,7 +741,7 @@ func (m *chainMatcher) matchChains(text string) bool {
 				cs.hist[slot*m.hist+int(runes)%m.hist] = cs.bad[c]
 			}
 		}
-		for _, li := range m.out[st] {
+		for _, li := range m.out[row/int32(m.ncol)] {
 			l := &m.lits[li]
 			start := end - len(l.s)
 			if !l.start.holds(text, start) || !l.end.holds(text, end) {
