@@ -87,8 +87,10 @@ const (
 // Limits of what newChainMatcher accepts: literals per set, bytes per
 // literal, branches after distributing alternations over their
 // neighbours, runes a small class may expand to, gap classes, the min of
-// a gap (rings hold 4*min bytes more), and the literals a set may reach
-// before the next piece starts a stage of its own.
+// a gap (rings hold 4*min bytes more), the literals a set may reach
+// before the next piece starts a stage of its own, and those of an
+// alternation that is not split into branches (which can then split
+// into stages).
 const (
 	maxLiterals     = 4096
 	maxChainLiteral = 64
@@ -96,7 +98,8 @@ const (
 	maxSmallClass   = 64
 	maxGapClasses   = 64
 	maxGapMin       = 8
-	stageSplit      = 256
+	stageSplit      = 64
+	maxAlternation  = 1024
 )
 
 // newChainMatcher compiles expr (syntax.Perl, as regexp.Compile parses);
@@ -222,7 +225,7 @@ func branches(re *syntax.Regexp) [][]*syntax.Regexp {
 	case syntax.OpCapture:
 		return branches(re.Sub[0])
 	case syntax.OpAlternate:
-		if !hasGap(re) {
+		if !hasGap(re) && expandCount(re) <= maxAlternation {
 			return one
 		}
 		for _, s := range re.Sub {
@@ -257,6 +260,37 @@ func branches(re *syntax.Regexp) [][]*syntax.Regexp {
 		return one
 	}
 	return out
+}
+
+// expandCount is len(expand(re)) (at most maxLiterals+1) without listing
+// them; 0 when expand would refuse re.
+func expandCount(re *syntax.Regexp) int {
+	n := 0
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 1
+	case syntax.OpCharClass:
+		if smallClass(re) {
+			r := classRunes(re)
+			for i := 0; i < len(r); i += 2 {
+				n += int(r[i+1] - r[i] + 1)
+			}
+		}
+	case syntax.OpCapture:
+		n = expandCount(re.Sub[0])
+	case syntax.OpQuest:
+		n = 1 + expandCount(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			n += expandCount(s)
+		}
+	case syntax.OpConcat:
+		n = 1
+		for _, s := range re.Sub {
+			n = min(n*expandCount(s), maxLiterals+1)
+		}
+	}
+	return min(n, maxLiterals+1)
 }
 
 // crossBranches concatenates every head with every tail; nil when there
@@ -481,6 +515,11 @@ const (
 // them. It panics on a sequence without runes (a stage must consume).
 func literals(seqs [][]rune) []chainLit {
 	var out []chainLit
+	type key struct {
+		s          string
+		start, end assertion
+	}
+	seen := map[key]bool{}
 	for _, seq := range seqs {
 		var l chainLit
 		i, j := 0, len(seq)
@@ -509,7 +548,8 @@ func literals(seqs [][]rune) []chainLit {
 			panic("injection: literal too long")
 		}
 		l.s = string(b)
-		if !slices.ContainsFunc(out, func(o chainLit) bool { return o.s == l.s && o.start == l.start && o.end == l.end }) {
+		if k := (key{l.s, l.start, l.end}); !seen[k] {
+			seen[k] = true
 			out = append(out, l)
 		}
 	}
@@ -623,7 +663,7 @@ func (m *chainMatcher) build() {
 		}
 	}
 	nc := m.ncol
-	delta := make([]int32, nc, (total+1)*nc)
+	delta := make([]int32, nc)
 	ends := [][]int32{nil}
 	for li, l := range m.lits {
 		st := int32(0)
@@ -669,7 +709,7 @@ func (m *chainMatcher) build() {
 			delta[i] |= 1
 		}
 	}
-	m.delta = delta
+	m.delta = slices.Clone(delta) // without append's spare capacity
 }
 
 // chainMark is where a literal that completes a stage ended: its byte

@@ -71,10 +71,18 @@ func newRuneDFA(expr string) *runeDFA {
 			return nil
 		}
 		set, kind := b.sets[s], b.kinds[s]
-		for c := range d.nclass {
-			b.next = append(b.next, b.step(set, kind, reps[c]))
+		// The closure depends on the next rune only through its kind.
+		var closures [kindOther + 1][]uint32
+		var matches [kindOther + 1]bool
+		for k := kindNewline; k <= kindOther && kind >= 0; k++ {
+			closures[k], matches[k] = b.closure(set, kind, kindRune[k])
 		}
-		b.end = append(b.end, b.closureMatches(set, kind, -1))
+		for c := range d.nclass {
+			k := runeKind(reps[c])
+			b.next = append(b.next, b.step(closures[k], matches[k] || kind < 0, reps[c]))
+		}
+		_, atEnd := b.closure(set, max(kind, 0), -1)
+		b.end = append(b.end, atEnd || kind < 0)
 	}
 	d.next, d.end = b.next, b.end
 	d.matched = make([]bool, len(b.sets))
@@ -179,6 +187,8 @@ var kindRune = [...]rune{kindStart: -1, kindNewline: '\n', kindWord: 'a', kindOt
 // dfaBuilder explores the automaton breadth first.
 type dfaBuilder struct {
 	prog  *syntax.Prog
+	seen  []uint32 // closure's visited marks: the closure count when visited
+	calls uint32
 	index map[string]int32
 	sets  [][]uint32
 	kinds []int // kind of the previous rune; -1 for the match state
@@ -208,15 +218,18 @@ func (b *dfaBuilder) state(set []uint32, kind int) int32 {
 // kind kind and next (-1: end of text), and whether a match is among them.
 func (b *dfaBuilder) closure(set []uint32, kind int, next rune) (runes []uint32, match bool) {
 	flag := syntax.EmptyOpContext(kindRune[kind], next)
-	seen := make([]bool, len(b.prog.Inst))
+	if b.seen == nil {
+		b.seen = make([]uint32, len(b.prog.Inst))
+	}
+	b.calls++
 	stack := append([]uint32{uint32(b.prog.Start)}, set...)
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[pc] {
+		if b.seen[pc] == b.calls {
 			continue
 		}
-		seen[pc] = true
+		b.seen[pc] = b.calls
 		in := &b.prog.Inst[pc]
 		switch in.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -237,26 +250,14 @@ func (b *dfaBuilder) closure(set []uint32, kind int, next rune) (runes []uint32,
 	return runes, match
 }
 
-func (b *dfaBuilder) closureMatches(set []uint32, kind int, next rune) bool {
-	if kind < 0 {
-		return true
-	}
-	_, m := b.closure(set, kind, next)
-	return m
-}
-
-// step returns the state after rune r (a class representative) in state
-// (set, kind); the match state once a match is found.
-func (b *dfaBuilder) step(set []uint32, kind int, r rune) int32 {
-	if kind < 0 {
-		return b.state(nil, -1)
-	}
-	runes, match := b.closure(set, kind, r)
+// step returns the state after rune r (a class representative) given
+// the closure before it; the match state once a match is found.
+func (b *dfaBuilder) step(closure []uint32, match bool, r rune) int32 {
 	if match {
 		return b.state(nil, -1)
 	}
 	var out []uint32
-	for _, pc := range runes {
+	for _, pc := range closure {
 		if in := &b.prog.Inst[pc]; in.MatchRune(r) {
 			out = append(out, in.Out)
 		}
