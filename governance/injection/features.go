@@ -1044,10 +1044,11 @@ var wordBytes = func() (t [256]bool) {
 	return t
 }()
 
-// Regexp budget of matchSignals. The signal regexps cost 30 ns to 1.7 µs
-// per byte read, and a trigger repeated every few bytes ("ignore ignore
-// ...") handed each byte to a regexp once per window covering it, some
-// sixty times: seconds per 16 KiB. A signal's windows are therefore
+// Regexp budget of matchSignals. The signal regexps cost 30 ns to 2.5 µs
+// per byte read (their matchers, fastSignals, a few ns), and a trigger
+// repeated every few bytes ("ignore ignore ...") handed each byte to a
+// regexp once per window covering it, some sixty times: seconds per
+// 16 KiB. A signal's windows are therefore
 // searched one by one only while they stay sparse: once a run of
 // overlapping windows has read more than windowDensity times the bytes it
 // covers (plus windowBudgetBase), or the signal has read more than
@@ -1082,8 +1083,8 @@ func matchSignalRE(si int, s string) bool {
 // on every input at a fraction of its cost: the alternations of a hundred
 // literals cost the regexp up to 2.5 µs per byte, seconds for a 256 KiB
 // flood of their triggers (BenchmarkScanFlood). Each is compiled from its
-// regexp's own text; TestFastSignalsGenerated and FuzzFastSignals hold it
-// to the regexp.
+// regexp's own text; TestFastSignalsGenerated, TestFastSignalsOnDatasets
+// and FuzzFastSignals hold it to the regexp.
 var fastSignals = func() (f [maxSignals]func(string) bool) {
 	for si, s := range signalREs {
 		if m := newChainMatcher(s.re.String()); m != nil {

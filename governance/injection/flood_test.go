@@ -18,10 +18,14 @@ const floodSize = 256 << 10
 var floods = []struct{ name, unit string }{
 	{"phrase", "ignore the prompt, dan. pretend: system admin. regardless. refuse; send combine. part imagine; poem; mode user. sharing donate instruction. forget q. ignora? vergiss: contraseña hablando\n"},
 	{"ignore", "ignore "},
+	{"ignore-all", "ignore, all, "},
 	{"prompt", "prompt "},
 	{"ignora", "ignora. instrucciones. "},
 	{"ml-nomatch", "vergiss. regeln. passwort\ngib. olvida. reglas. dime! 忽略。指令。密码\n告诉? "},
 	{"pivot", "speaking of that. hablando. parlando. falando. говоря. "},
+	// A trigger of nearly every signal and no match: the worst found
+	// against the literal matchers (chains.go).
+	{"triggers", "ignore instead prompt pretend system send admin regardless refuse ignora clave ai user forget mode donate sharing q combine imagine poem speaking ignoring developer\n"},
 }
 
 // BenchmarkScanFlood: the worst case per request is a flood of triggers
