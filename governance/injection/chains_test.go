@@ -32,6 +32,8 @@ func TestChainMatcherForms(t *testing.T) {
 		{`\b(?:a|b)(?:c|d)(?:e|f)\b`, false, []string{"ace", "bdf", "acex", "xace"}},
 		{`\bab(?:[ ,]+c)+\b|\bab[^.]{0,2}d`, true, []string{"ab c", "ab, c c", "abd", "ab..d", "ab  c,c"}},
 		{`(?m)^\s*system:|\bsay (?:it|this)\b`, true, []string{"system:", "x\n  system:", "x system:", "say it", "sayit"}},
+		// An automaton too large for runeDFA: that branch runs on the regexp.
+		{`\bab[^.]{0,2}d|(?:a|b)*a(?:a|b){12}`, true, []string{"abd", "ab..d", "ab...d", "aaaaaaaaaaaaa", "baaaaaaaaaaaa", "abababababab"}},
 	}
 	for _, c := range cases {
 		m, re := newChainMatcher(c.expr), regexp.MustCompile(c.expr)
