@@ -27,11 +27,14 @@ func New() *Engine {
 	return e
 }
 
-// Preload decodes the embedded tables the engine otherwise decodes on
-// first use (the grounding checker's WordNet lexicon), so that a server's
-// first request does not wait for them. An error means the binary is
-// broken.
-func Preload() error { return grounding.Preload() }
+// Preload builds what the engine otherwise builds on first use (the
+// grounding checker's WordNet lexicon, the injection signals' matchers), so
+// that a server's first request does not wait for them. An error means the
+// binary is broken.
+func Preload() error {
+	injection.Preload()
+	return grounding.Preload()
+}
 
 type grounder struct{ c *grounding.Checker }
 

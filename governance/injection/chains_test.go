@@ -115,7 +115,7 @@ func TestFastSignalsGenerated(t *testing.T) {
 				}
 			}
 			text := b.String()
-			got := fastSignals[si](text)
+			got := fastSignals()[si](text)
 			require.Equal(t, s.re.MatchString(text), got, "%s on %q", s.name, text)
 			if got {
 				yes++
@@ -133,7 +133,7 @@ func TestFastSignalsGenerated(t *testing.T) {
 // on; a new signal form needs a matcher form first).
 func TestFastSignalsRunNoRegexp(t *testing.T) {
 	for si, s := range signalREs {
-		require.NotNil(t, fastSignals[si], s.name)
+		require.NotNil(t, fastSignals()[si], s.name)
 		require.Nil(t, newChainMatcher(s.re.String()).residual, s.name)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -1073,7 +1074,7 @@ func matchSignals(text string, out []string) []string {
 // matchSignalRE reports whether signal si's regexp matches s, by its
 // fast matcher where it has one.
 func matchSignalRE(si int, s string) bool {
-	if f := fastSignals[si]; f != nil {
+	if f := fastSignals()[si]; f != nil {
 		return f(s)
 	}
 	return signalREs[si].re.MatchString(s)
@@ -1084,15 +1085,22 @@ func matchSignalRE(si int, s string) bool {
 // literals cost the regexp up to 2.5 µs per byte, seconds for a 256 KiB
 // flood of their triggers (BenchmarkScanFlood). Each is compiled from its
 // regexp's own text; TestFastSignalsGenerated, TestFastSignalsOnDatasets
-// and FuzzFastSignals hold it to the regexp.
-var fastSignals = func() (f [maxSignals]func(string) bool) {
+// and FuzzFastSignals hold it to the regexp. Built on first use (~60 ms and
+// 35 MB of garbage), not at package initialisation, which every command of
+// the binary would pay; serve builds it at start (Preload).
+var fastSignals = sync.OnceValue(func() *[maxSignals]func(string) bool {
+	var f [maxSignals]func(string) bool
 	for si, s := range signalREs {
 		if m := newChainMatcher(s.re.String()); m != nil {
 			f[si] = m.match
 		}
 	}
-	return f
-}()
+	return &f
+})
+
+// Preload builds the signal matchers, so that a server's first request
+// does not wait for them.
+func Preload() { fastSignals() }
 
 // matchSignalsWith is matchSignals with the regexp search passed in, so
 // tests can count the bytes searched, and a flood detector (or nil) fed
