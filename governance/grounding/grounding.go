@@ -240,6 +240,9 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return Result{Mismatch: Contradiction, Confidence: conf, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.droppedNegation(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: DroppedNegationConfidence, Evidence: []Evidence{e}}
+	}
 	st.lex.reset()
 	share, nwords, missing, absent := st.unsupported(answer, c.ShortWords)
 	if absent > 0 {
@@ -308,6 +311,9 @@ func (c *Checker) Check(answer, source string) Result {
 				AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
 				Reason: "a negative judgement the source does not make"}}}
 		}
+	}
+	if e, ok := st.newRestriction(answer); ok {
+		return Result{Mismatch: Unsupported, Confidence: RestrictionConfidence, Evidence: []Evidence{e}}
 	}
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
@@ -452,6 +458,10 @@ type state struct {
 	posOK                  bool
 	nbr                    map[int32][2]int32
 	nbrIDs                 []int32
+
+	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
+	// has it outside a negation, 2 only under one.
+	negOnly []uint8
 }
 
 var statePool = sync.Pool{New: func() any {

@@ -679,6 +679,7 @@ func BenchmarkCheckFlood(b *testing.B) {
 		{"antonym", "the guilty man. ", "the innocent woman. "},
 		{"antonym-affix", "useless tools. ", "useful stuff. "},
 		{"antonym-used", "the guilty man innocent. ", "the innocent man. "},
+		{"negation", "apps work fine. ", "they do not work. apps run fine. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

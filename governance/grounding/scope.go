@@ -1,0 +1,340 @@
+package grounding
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// Two checks on what a word's clause says about it rather than on the word
+// itself (docs/governance.md, Quality):
+//
+//   - droppedNegation: the source states a word only under a negation
+//     ("they don't work") and the answer states it in a clause without
+//     one ("the apps are working fine"): the negation the source puts on
+//     it was dropped. The clause must share two more words with a source
+//     sentence holding the word, so that both speak of the same thing.
+//   - newRestriction: the answer restricts a claim with "only", "solely",
+//     "exclusively", "merely" or makes it hold "always", and the source
+//     has no word of that kind: a summary reports a restriction, it does
+//     not add one ("only Joyce agrees" where both agree).
+
+// DroppedNegationConfidence is the confidence of a contradiction resting
+// on a word the source has only under negation (droppedNegation): as a
+// negated chat clause, above the default min_confidence (0.5).
+const DroppedNegationConfidence = 0.6
+
+// RestrictionConfidence is the confidence of an unsupported finding
+// resting on a restriction word the source lacks (newRestriction): like a
+// new name, recorded but under the default min_confidence.
+const RestrictionConfidence = 0.45
+
+const (
+	// negWindow bounds the bytes before a source word searched for its
+	// negation (the two content words before it and the stop words
+	// between them: "are often not semantics-preserving").
+	negWindow = 64
+	// scopeClauseWords: longer answer clauses are not compared (a run of
+	// words without punctuation is no clause), which keeps each lookup
+	// bounded.
+	scopeClauseWords = 40
+	// scopeOccurrences: the source occurrences of a word whose sentences
+	// are compared with the answer clause.
+	scopeOccurrences = 4
+	// scopeShared: the other answer clause words a source sentence must
+	// have.
+	scopeShared = 2
+)
+
+// droppedNegation reports the first answer word, in a clause without
+// negation, that the source has only under a grammatical negation, with a
+// source sentence holding it that shares scopeShared more words with the
+// clause. Words come first: most have an occurrence without negation, so
+// clauses are looked at only for the rare rest.
+func (s *state) droppedNegation(answer, source string) (Evidence, bool) {
+	if cap(s.negOnly) < s.words.len() {
+		s.negOnly = make([]uint8, s.words.len())
+	}
+	s.negOnly = s.negOnly[:s.words.len()]
+	clear(s.negOnly)
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if !s.vocab(t.id) || !s.onlyNegated(t.id) {
+			continue
+		}
+		c0, c1, ok := wordClause(answer, t.start)
+		if !ok {
+			continue
+		}
+		var n int
+		if n, s.buf = negations(answer[c0:c1], s.buf); n > 0 {
+			continue
+		}
+		i0, i1 := i, i+1
+		for i0 > 0 && s.atoks[i0-1].start >= c0 {
+			i0--
+		}
+		for i1 < len(s.atoks) && s.atoks[i1].start < c1 {
+			i1++
+		}
+		if cw := s.atoks[i0:i1]; len(cw) > scopeShared && len(cw) <= scopeClauseWords {
+			if e, ok := s.sharedSentence(answer, source, t, cw); ok {
+				return e, true
+			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// sharedSentence looks among the first source occurrences of token t's
+// word for one whose sentence shares scopeShared more words with the
+// clause cw.
+func (s *state) sharedSentence(answer, source string, t *tok, cw []tok) (Evidence, bool) {
+	if len(s.sents) == 0 {
+		s.sourceSentences(source)
+	}
+	s.mark = growMarks(s.mark, s.words.len())
+	occ := s.sourceToks(t.id)
+	for _, j := range occ[:min(len(occ), scopeOccurrences)] {
+		si := s.sentenceAt(s.stoks[j].start)
+		if si < 0 || !s.sharesWith(si, cw, t.id) {
+			continue
+		}
+		sent := s.sents[si].span
+		return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+			SourceSpan: &scan.Span{Start: sent.Start, End: sent.End}, SourceText: source[sent.Start:sent.End],
+			Reason: fmt.Sprintf("the answer states %q, which the source has only under a negation", answer[t.start:t.end])}, true
+	}
+	return Evidence{}, false
+}
+
+// scopeClauseBytes bounds the scan for the clause around a word either
+// way: a longer run without a break is no clause.
+const scopeClauseBytes = 320
+
+// wordClause returns the clause of text around offset off: from after
+// the last break before it to the next one, a break being a , ; : ! ? or
+// newline, a full stop not inside a number, or a space before "but",
+// "while", "whereas", "although" (clauseEnd's clauses within sentences'
+// sentences). ok is false past scopeClauseBytes either way.
+func wordClause(text string, off int) (c0, c1 int, ok bool) {
+	c0 = -1
+	for i := off - 1; i >= max(0, off-scopeClauseBytes); i-- {
+		if clauseBreak(text, i) {
+			c0 = i + 1
+			break
+		}
+	}
+	if c0 < 0 {
+		if off > scopeClauseBytes {
+			return 0, 0, false
+		}
+		c0 = 0
+	}
+	for i := off; i < min(len(text), off+scopeClauseBytes); i++ {
+		if clauseBreak(text, i) {
+			return c0, i, true
+		}
+	}
+	if len(text)-off > scopeClauseBytes {
+		return 0, 0, false
+	}
+	return c0, len(text), true
+}
+
+// clauseBreak: text[i] ends a clause (wordClause).
+func clauseBreak(text string, i int) bool {
+	switch c := text[i]; c {
+	case ',', ';', ':', '!', '?', '\n':
+		return true
+	case '.':
+		return i+1 == len(text) || !isDigit(text[i+1])
+	case ' ':
+		r := text[i+1:]
+		for _, w := range [...]string{"but ", "while ", "whereas ", "although "} {
+			if strings.HasPrefix(r, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onlyNegated: every source occurrence of word id follows a grammatical
+// negation in its clause; once per word and Check (negOnly: 0 unknown, 1
+// no, 2 yes).
+func (s *state) onlyNegated(id int32) bool {
+	if v := s.negOnly[id]; v != 0 {
+		return v == 2
+	}
+	v := uint8(2)
+	for _, j := range s.sourceToks(id) {
+		if !s.negatedTok(int(j)) {
+			v = 1
+			break
+		}
+	}
+	s.negOnly[id] = v
+	return v == 2
+}
+
+// negatedTok: a grammatical negation ("not", "no", "never", "n't"; not
+// "without", "fail") stands before source token j, after the end of the
+// token two before it and after the last clause break.
+func (s *state) negatedTok(j int) bool {
+	end := s.stoks[j].start
+	from := 0
+	if j >= 2 {
+		from = s.stoks[j-2].end
+	}
+	from = max(from, end-negWindow)
+	for i := end - 1; i >= from; i-- {
+		if clausePunct[s.source[i]] {
+			from = i + 1
+			break
+		}
+	}
+	return grammaticalNegation(s.source[from:end])
+}
+
+// grammaticalNegation: text has a grammatical negation, as clauseNegated
+// reads them ("not", "no", "never", "none", "nobody", "nothing",
+// "neither", "nor", "cannot", an "n't"; not a "no-" compound), in one
+// pass without lowering each word: a "no" before a number aside, since
+// "my no 1 place" is "number one".
+func grammaticalNegation(text string) bool {
+	for i := 0; i < len(text); {
+		if !asciiLetter(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (asciiLetter(text[j]) || text[j] == '\'') {
+			j++
+		}
+		w := text[i:j]
+		i = j
+		if j < len(text) && text[j] == '-' {
+			continue
+		}
+		if n := len(w); n > 3 && w[n-3]|0x20 == 'n' && w[n-2] == '\'' && w[n-1]|0x20 == 't' {
+			return true
+		}
+		if f := w[0] | 0x20; f != 'n' && f != 'c' || len(w) > 7 {
+			continue
+		}
+		var buf [7]byte
+		for k := range len(w) {
+			buf[k] = w[k] | 0x20
+		}
+		switch string(buf[:len(w)]) {
+		case "no":
+			if next := strings.TrimLeft(text[j:], " "); next == "" || !isDigit(next[0]) {
+				return true
+			}
+		case "not", "never", "none", "nobody", "nothing", "neither", "nor", "cannot":
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceAt returns the index of the source sentence holding offset off,
+// -1 when none does.
+func (s *state) sentenceAt(off int) int {
+	i := sort.Search(len(s.sents), func(i int) bool { return s.sents[i].span.End > off })
+	if i == len(s.sents) || s.sents[i].span.Start > off {
+		return -1
+	}
+	return i
+}
+
+// sharesWith: source sentence si has scopeShared distinct words of the
+// clause cw other than id.
+func (s *state) sharesWith(si int, cw []tok, id int32) bool {
+	n := 0
+	s.stamp++
+	for _, t := range cw {
+		if t.id == id || s.mark[t.id] == s.stamp {
+			continue
+		}
+		s.mark[t.id] = s.stamp // each word counts once
+		if _, ok := slices.BinarySearch(s.postings(t.id), int32(si)); ok {
+			if n++; n == scopeShared {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// restrictions are the words newRestriction reads, each with the source
+// words that state a restriction of its kind.
+var restrictions = [...]struct{ w, kind string }{
+	{"only", "focus"}, {"solely", "focus"}, {"exclusively", "focus"}, {"merely", "focus"},
+	{"always", "always"},
+}
+
+// restrictionKinds: the words by which a source states a restriction of
+// each kind ("just" and "alone" restrict as "only" does).
+var restrictionKinds = map[string][]string{
+	"focus":  {"only", "solely", "exclusively", "merely", "just", "alone"},
+	"always": {"always", "invariably", "constantly"},
+}
+
+// newRestriction reports the first restriction word of the answer whose
+// kind the source never states. "not only" ("not only A but also B") and
+// "if only" restrict nothing.
+func (s *state) newRestriction(answer string) (Evidence, bool) {
+	la := s.lowerAnswer(answer)
+	for _, r := range restrictions {
+		for i := 0; ; {
+			k := strings.Index(la[i:], r.w)
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len(r.w)
+			if k > 0 && isWordByte(la[k-1]) || i < len(la) && isWordByte(la[i]) {
+				continue
+			}
+			if p := prevWord(la, k); p == "not" || p == "if" {
+				continue
+			}
+			if s.statesKind(r.kind) {
+				break // the source restricts too: no later use of the word is new
+			}
+			return Evidence{AnswerSpan: scan.Span{Start: k, End: i}, AnswerText: answer[k:i],
+				Reason: fmt.Sprintf("the answer restricts the claim with %q; the source states no such restriction", answer[k:i])}, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// statesKind: the source has a word of the restriction kind.
+func (s *state) statesKind(kind string) bool {
+	ls := s.lowerSource()
+	for _, w := range restrictionKinds[kind] {
+		if containsWord(ls, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// prevWord returns the word of the lower-case text l that ends before
+// offset k, across spaces.
+func prevWord(l string, k int) string {
+	e := k
+	for e > 0 && l[e-1] == ' ' {
+		e--
+	}
+	b := e
+	for b > 0 && isWordByte(l[b-1]) {
+		b--
+	}
+	return l[b:e]
+}

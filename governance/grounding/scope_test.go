@@ -1,0 +1,77 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDroppedNegation: a word the source states only under a negation,
+// stated without one in an answer clause that shares two more words with
+// the source sentence, is a contradiction; the near misses are not.
+func TestDroppedNegation(t *testing.T) {
+	chat := "Will: Well, I installed the apps, as it says on the box, but they don't work.\n" +
+		"Maggie: Did you restart your computer before launching them?\nWill: No.\nMaggie: Try that then."
+	paper := "Our method does not require labelled data for the target domain. It transfers features across domains."
+	tests := []struct {
+		name, answer, source, mismatch, word string
+	}{
+		{"the answer drops the chat's negation", "Will asks Maggie for help because the apps he installed are working fine.", chat, Contradiction, "working"},
+		{"the answer drops the paper's negation", "We propose a simple domain adaptation approach for speech recognition, and it requires labelled data for the target domain.",
+			paper, Contradiction, "labelled"},
+		{"faithful: the answer keeps the negation", "Will asks Maggie for help because the apps he installed are not working.", chat, None, ""},
+		{"faithful: negated by \"without\"", "The method works without labelled data for the target domain.", paper, None, ""},
+		{"the source also states the word without negation", "The method requires labelled data for the source domain.",
+			paper + " Training requires labelled data for the source domain.", None, ""},
+		{"too few shared words: another matter", "Fred says the heating works again.", chat, None, ""},
+		{"\"no\" before a number is no negation", "Bridget and Clare talk about holidays, and Bridget says Whitehaven Beach is her favourite place.",
+			"Bridget: Whitehaven Beach is my no 1 place.\nClare: Mine too.\nBridget: Lovely.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if e, ok := requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, DroppedNegationConfidence); ok {
+				require.True(t, strings.EqualFold(tt.word, e.AnswerText), "%+v", e)
+				require.Contains(t, e.Reason, "only under a negation")
+			}
+		})
+	}
+}
+
+// TestNewRestriction: "only", "solely", "exclusively", "merely" or "always"
+// where the source states no restriction of that kind is unsupported (a
+// weak finding); the near misses are not.
+func TestNewRestriction(t *testing.T) {
+	chat := "Fred: Would you like to watch Metropolis with me tonight?\nHarry: Sure.\nJoyce: Count me in.\nFred: Great."
+	tests := []struct {
+		name, answer, source, word string
+	}{
+		{"only, new", "Fred invites Harry and Joyce to watch Metropolis, and only Joyce agrees.", chat, "only"},
+		{"always, new", "Harry always watches Metropolis with Fred.", chat, "always"},
+		{"faithful", "Fred invites Harry and Joyce to watch Metropolis, and both agree.", chat, ""},
+		{"not only restricts nothing", "Fred invites not only Harry but also Joyce to watch Metropolis tonight.", chat, ""},
+		{"the source restricts with just", "Only Joyce agrees to watch Metropolis.",
+			"Fred: Would you like to watch Metropolis with me?\nHarry: Not tonight.\nJoyce: Just me then.\nFred: Great.", ""},
+		{"the source says always", "The filter always runs before the parser.", "The filter always runs first. The parser comes next.", ""},
+		{"part of a word", "Fred lists the onlyfans of Metropolis.", chat, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.word == "" {
+				for _, e := range r.Evidence {
+					require.NotContains(t, e.Reason, "restricts the claim", "%+v", r)
+				}
+				return
+			}
+			require.Equal(t, Unsupported, r.Mismatch, "%+v", r)
+			require.Equal(t, RestrictionConfidence, r.Confidence, "%+v", r)
+			require.Len(t, r.Evidence, 1)
+			e := r.Evidence[0]
+			require.Equal(t, tt.word, strings.ToLower(e.AnswerText))
+			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+		})
+	}
+}
