@@ -249,6 +249,9 @@ func (c *Checker) Check(answer, source string) Result {
 		if e, ok := st.lexicalContradiction(answer); ok {
 			return Result{Mismatch: Contradiction, Confidence: 0.7, Evidence: []Evidence{e}}
 		}
+		if e, ok := st.timeUnitSwap(answer, source); ok {
+			return Result{Mismatch: Contradiction, Confidence: TimeUnitConfidence, Evidence: []Evidence{e}}
+		}
 		if e, ok := st.lexAntonym(answer, source); ok {
 			return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 		}

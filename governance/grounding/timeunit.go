@@ -1,0 +1,108 @@
+package grounding
+
+import (
+	"fmt"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// TimeUnitConfidence is the confidence of a contradiction resting on a
+// unit of time the source never names where it names another
+// (timeUnitSwap): above the default min_confidence, under the 0.7 of the
+// weekday and month swaps, since a summary may count a span in another
+// unit ("two weeks" for "14 days": numbers with their units are compared
+// before, by the numeric check).
+const TimeUnitConfidence = 0.6
+
+// timeUnits are the units of time, each with the words that name it
+// ("daily" names a day, "annual" a year). "second" and "quarter" are left
+// out: an ordinal and a fraction as often as units.
+var timeUnits = [...][]string{
+	{"seconds"},
+	{"minute", "minutes"},
+	{"hour", "hours", "hourly"},
+	{"day", "days", "daily"},
+	{"week", "weeks", "weekly"},
+	{"month", "months", "monthly"},
+	{"quarterly"},
+	{"year", "years", "yearly", "annual", "annually"},
+	{"decade", "decades"},
+	{"century", "centuries"},
+}
+
+// timeUnitOf returns the index in timeUnits of the unit the lower-case
+// word w names, -1 when it names none.
+func timeUnitOf(w []byte) int {
+	for i, forms := range timeUnits {
+		for _, f := range forms {
+			if string(w) == f {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// timeUnitSwap looks at the answer words the source lacks (run after
+// unsupported marked them) for one naming a unit of time ("quarterly",
+// "a day") when the source names none of that unit but another ("annual",
+// "a week"): the answer changed the period.
+func (s *state) timeUnitSwap(answer, source string) (Evidence, bool) {
+	var buf [16]byte
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		w := lowerASCII(answer, t.start, t.end, buf[:])
+		if !t.absent || w == nil {
+			continue
+		}
+		u := timeUnitOf(w)
+		if u < 0 || s.namesUnit(u) {
+			continue
+		}
+		if st := s.otherUnitTok(u, source, i); st != nil {
+			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+				SourceSpan: &scan.Span{Start: st.start, End: st.end}, SourceText: source[st.start:st.end],
+				Reason: fmt.Sprintf("the answer says %q where the source speaks of %q", answer[t.start:t.end], source[st.start:st.end])}, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// namesUnit: the source has a word naming unit u of timeUnits.
+func (s *state) namesUnit(u int) bool {
+	for _, f := range timeUnits[u] {
+		if s.sourceHas([]byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherUnitTok returns a source token naming a unit of time other than
+// u, nil when there is none: the nearest within two words of a source occurrence
+// of a word within two words of answer token i ("this week" for "this
+// day"), else the first.
+func (s *state) otherUnitTok(u int, source string, i int) *tok {
+	for _, an := range s.atoks[max(0, i-2):min(len(s.atoks), i+3)] {
+		for _, k := range s.sourceToks(an.id) {
+			for _, j := range [...]int{int(k) + 1, int(k) - 1, int(k) + 2, int(k) - 2} { // nearest first
+				if j >= 0 && j < len(s.stoks) && s.namesOtherUnit(j, u, source) {
+					return &s.stoks[j]
+				}
+			}
+		}
+	}
+	for j := range s.stoks {
+		if s.namesOtherUnit(j, u, source) {
+			return &s.stoks[j]
+		}
+	}
+	return nil
+}
+
+// namesOtherUnit: source token j names a unit of time other than u.
+func (s *state) namesOtherUnit(j, u int, source string) bool {
+	var buf [16]byte
+	o := timeUnitOf(lowerASCII(source, s.stoks[j].start, s.stoks[j].end, buf[:]))
+	return o >= 0 && o != u
+}
