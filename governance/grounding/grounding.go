@@ -463,7 +463,7 @@ type state struct {
 	nbrIDs                 []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
-	// has it outside a negation, 2 only under one.
+	// has it outside a negation, 2+k only under one, tried in k clauses.
 	negOnly []uint8
 }
 

@@ -47,6 +47,10 @@ const (
 	// scopeShared: the other answer clause words a source sentence must
 	// have.
 	scopeShared = 2
+	// scopeTries: the answer clauses a word is looked at in. An answer
+	// repeating the word in more clauses repeats what failed (a success
+	// ends the Check), and each try reads source sentences.
+	scopeTries = 8
 )
 
 // droppedNegation reports the first answer word, in a clause without
@@ -65,6 +69,7 @@ func (s *state) droppedNegation(answer, source string) (Evidence, bool) {
 		if !s.vocab(t.id) || !s.onlyNegated(t.id) {
 			continue
 		}
+		s.negOnly[t.id]++ // one try more: onlyNegated is false after scopeTries
 		c0, c1, ok := wordClause(answer, t.start)
 		if !ok {
 			continue
@@ -164,11 +169,12 @@ func clauseBreak(text string, i int) bool {
 }
 
 // onlyNegated: every source occurrence of word id follows a grammatical
-// negation in its clause; once per word and Check (negOnly: 0 unknown, 1
-// no, 2 yes).
+// negation in its clause, and droppedNegation has tried the word in fewer
+// than scopeTries clauses; the occurrences are read once per word and
+// Check (negOnly: 0 unknown, 1 no, 2+k yes, tried k times).
 func (s *state) onlyNegated(id int32) bool {
 	if v := s.negOnly[id]; v != 0 {
-		return v == 2
+		return v >= 2 && v < 2+scopeTries
 	}
 	v := uint8(2)
 	for _, j := range s.sourceToks(id) {

@@ -30,15 +30,22 @@ var timeUnits = [...][]string{
 	{"century", "centuries"},
 }
 
+// timeUnitIndex maps each word of timeUnits to its unit's index.
+var timeUnitIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, forms := range timeUnits {
+		for _, f := range forms {
+			m[f] = i
+		}
+	}
+	return m
+}()
+
 // timeUnitOf returns the index in timeUnits of the unit the lower-case
 // word w names, -1 when it names none.
 func timeUnitOf(w []byte) int {
-	for i, forms := range timeUnits {
-		for _, f := range forms {
-			if string(w) == f {
-				return i
-			}
-		}
+	if u, ok := timeUnitIndex[string(w)]; ok {
+		return u
 	}
 	return -1
 }
@@ -51,11 +58,10 @@ func (s *state) timeUnitSwap(answer, source string) (Evidence, bool) {
 	var buf [16]byte
 	for i := range s.atoks {
 		t := &s.atoks[i]
-		w := lowerASCII(answer, t.start, t.end, buf[:])
-		if !t.absent || w == nil {
+		if !t.absent || t.end-t.start < 3 || t.end-t.start > len("centuries") {
 			continue
 		}
-		u := timeUnitOf(w)
+		u := timeUnitOf(lowerASCII(answer, t.start, t.end, buf[:]))
 		if u < 0 || s.namesUnit(u) {
 			continue
 		}
