@@ -61,21 +61,28 @@ func TestChainMatcherRandom(t *testing.T) {
 	alphabet := []string{"ab", "xy", "a: ", "x: ", "b: ", "a", "b", "x", "y", " ", " ", ".", "\n", "\t", "。", "!", ",", "'", "\"", ":", "说", "é", "\xff", "\x80", "\xe8\xaf"}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, expr := range exprs {
-		m, re := newChainMatcher(expr), regexp.MustCompile(expr)
-		yes := 0
-		for range 20000 {
-			var b strings.Builder
-			for range rng.IntN(24) {
-				b.WriteString(alphabet[rng.IntN(len(alphabet))])
-			}
-			want := re.MatchString(b.String())
-			require.Equal(t, want, m.match(b.String()), "%q on %q", expr, b.String())
-			if want {
-				yes++
-			}
-		}
-		require.Greater(t, yes, 100, expr)
+		agreesOnRandom(t, rng, expr, newChainMatcher(expr).match, alphabet, 24, 100)
 	}
+}
+
+// agreesOnRandom holds match to expr's regexp on 20,000 random texts of
+// up to maxPieces pieces of alphabet, at least minYes of them matching.
+func agreesOnRandom(t *testing.T, rng *rand.Rand, expr string, match func(string) bool, alphabet []string, maxPieces, minYes int) {
+	t.Helper()
+	re := regexp.MustCompile(expr)
+	yes := 0
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(maxPieces) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		want := re.MatchString(b.String())
+		require.Equal(t, want, match(b.String()), "%q on %q", expr, b.String())
+		if want {
+			yes++
+		}
+	}
+	require.Greater(t, yes, minYes, expr)
 }
 
 // TestChainMatcherRefuses: patterns with no branch of chain form.
