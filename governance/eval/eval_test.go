@@ -46,3 +46,16 @@ func TestEvalMissingDir(t *testing.T) {
 	_, err = Grounding(t.TempDir())
 	require.Error(t, err)
 }
+
+// TestFakerTables: the embedded Faker benchmark decodes and both splits
+// count positives and negative texts (it needs no datasets directory).
+func TestFakerTables(t *testing.T) {
+	tabs, err := fakerTables()
+	require.NoError(t, err)
+	require.Len(t, tabs, 2)
+	for _, tab := range tabs {
+		for _, r := range tab.Rows {
+			require.Positive(t, r.TP+r.FN+r.TN, "row %s of %s counted nothing", r.Label, tab.Category)
+		}
+	}
+}
