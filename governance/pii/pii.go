@@ -37,10 +37,7 @@ var severities = map[string]scan.Severity{
 	USSSN: scan.SeverityHigh, IBAN: scan.SeverityHigh, IPAddress: scan.SeverityLow,
 }
 
-var (
-	ipv6RE = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
-	ibanRE = regexp.MustCompile(`[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?`)
-)
+var ipv6RE = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
 
 // The SSN, card, phone and IPv4 patterns run on every digit cluster, so
 // they are matched by hand (ssnAt, cardAt, phoneAt, ipv4At) with the
@@ -112,10 +109,14 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 		// Cheap gates on the window before any regexp runs.
 		sub := text[w[0]:w[1]]
 		nd, dots, colons, letters := 0, 0, 0, 0
+		ibanHead := false // two letters, two digits: how every IBAN starts
 		for i := 0; i < len(sub); i++ {
 			switch c := sub[i]; {
 			case c >= '0' && c <= '9':
 				nd++
+				if i >= 2 && isLetter(sub[i-1]) && isLetter(sub[i-2]) && i+1 < len(sub) && isDigit(sub[i+1]) {
+					ibanHead = true
+				}
 			case c == '.':
 				dots++
 			case c == ':':
@@ -124,7 +125,7 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 				letters++
 			}
 		}
-		if nd >= 12 && letters >= 2 {
+		if ibanHead && nd >= 8 { // Ukraine's IBANs may hold only 8 digits
 			cs = ibans(text, w, cs)
 		}
 		if nd >= 9 {
@@ -171,6 +172,19 @@ func urlUserinfo(text string, st int) bool {
 	return i >= 3 && text[i-3:i] == "://"
 }
 
+// assetExt: tld is the file extension of an image or web asset, which no
+// top-level domain is: "logo@2x.png" names an image at a pixel density.
+func assetExt(tld string) bool {
+	if len(tld) > 4 {
+		return false
+	}
+	switch strings.ToLower(tld) { // no allocation: tld is short ASCII, mostly lower case
+	case "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "bmp", "ico", "tif", "tiff", "css", "js", "json", "html", "htm":
+		return true
+	}
+	return false
+}
+
 func emailAt(text string, at int) (int, int, bool) {
 	st := at
 	for st > 0 && at-st < 64 && localChar(text[st-1]) {
@@ -199,7 +213,7 @@ func emailAt(text string, at int) (int, int, bool) {
 		return 0, 0, false
 	}
 	tld := dom[dot+1:]
-	if len(tld) < 2 || len(tld) > 24 {
+	if len(tld) < 2 || len(tld) > 24 || assetExt(tld) {
 		return 0, 0, false
 	}
 	for k := 0; k < len(tld); k++ {
@@ -329,10 +343,21 @@ func emit(cs, kept []cand, dst []scan.Hit) ([]scan.Hit, []cand) {
 	return dst, kept
 }
 
-// byPriority orders overlapping candidates, the winner first: higher
-// rank, then higher confidence, then the longer span.
+// reportConf is the engine's default min_confidence: a candidate below it
+// is not reported under the default policy.
+const reportConf = 0.5
+
+// byPriority orders overlapping candidates, the winner first: one the
+// default policy reports over one it does not (bare nine digits after
+// "call" or a country code are a phone, not the weak SSN they also are),
+// then higher rank, then higher confidence, then the longer span.
 func byPriority(a, b cand) int {
-	switch {
+	switch ra, rb := a.conf >= reportConf, b.conf >= reportConf; {
+	case ra != rb:
+		if ra {
+			return -1
+		}
+		return 1
 	case a.rank != b.rank:
 		return int(b.rank - a.rank)
 	case a.conf > b.conf:
@@ -506,8 +531,14 @@ var alnum = func() (t [256]bool) {
 	return t
 }()
 
+// negWords is how many words before a candidate a negative word is looked
+// for: three, so that "order number is 5363369369" and "ticket no. 12" reach
+// back to their noun.
+const negWords = 3
+
 // context scores a candidate: base, raised by a positive word within 48
-// bytes before or 24 after, lowered by a negative word.
+// bytes before or 24 after, lowered by a negative word among the last
+// negWords before it.
 func context(text string, start, end int, base float64, pos, neg wordList) float64 {
 	lo := max(0, start-48)
 	hi := min(len(text), end+24)
@@ -526,7 +557,7 @@ func contextGeneral(text string, start, end int, base float64, pos, neg wordList
 	if hasWord(before, wordLists[pos]) || hasWord(after, wordLists[pos]) {
 		conf = min(1, base+0.3)
 	}
-	if neg != noWords && hasWord(lastWords(before, 2), wordLists[neg]) {
+	if neg != noWords && hasWord(lastWords(before, negWords), wordLists[neg]) {
 		conf = max(0, conf-0.45)
 	}
 	return conf
@@ -534,11 +565,11 @@ func contextGeneral(text string, start, end int, base float64, pos, neg wordList
 
 // contextASCII is context on ASCII windows, without allocating. In
 // lower-cased ASCII, the words lastWords keeps are those that start from
-// the second-to-last field on (every byte outside its fields is a
+// the negWords-th last field on (every byte outside its fields is a
 // non-alphanumeric boundary, as is the space that joins them, and no context
 // word spans two fields).
 func contextASCII(b, a string, base float64, pos, neg wordList) float64 {
-	before, tail := wordsIn(b, lastFieldsStart(b, 2))
+	before, tail := wordsIn(b, lastFieldsStart(b, negWords))
 	after, _ := wordsIn(a, 0)
 	conf := base
 	if (before|after)&(1<<pos) != 0 {
@@ -550,21 +581,27 @@ func contextASCII(b, a string, base float64, pos, neg wordList) float64 {
 	return conf
 }
 
-// fieldByte: c lower-cases into the bytes lastWords keeps.
-func fieldByte(c byte) bool { return isAlnum(c) || c == '-' }
+// fieldByte: c lower-cases into the bytes lastWords keeps. A table: the
+// scans of lastFieldsStart run for every candidate.
+var fieldByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isAlnum(byte(c)) || c == '-'
+	}
+	return t
+}()
 
 // lastFieldsStart returns where the last n fields (runs of fieldByte) of
 // the ASCII s begin: 0 when it has at most n.
 func lastFieldsStart(s string, n int) int {
 	i := len(s)
 	for k := 0; k < n; k++ {
-		for i > 0 && !fieldByte(s[i-1]) {
+		for i > 0 && !fieldByte[s[i-1]] {
 			i--
 		}
 		if i == 0 {
 			return 0
 		}
-		for i > 0 && fieldByte(s[i-1]) {
+		for i > 0 && fieldByte[s[i-1]] {
 			i--
 		}
 	}
@@ -597,39 +634,59 @@ func hasWord(s string, words []string) bool {
 	return false
 }
 
-// ibanStart: s has two ASCII letters followed by two digits, which every
-// ibanRE match starts with.
-func ibanStart(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
-		if isDigit(s[i+2]) && isDigit(s[i+3]) && isLetter(s[i]) && isLetter(s[i+1]) {
-			return true
-		}
-	}
-	return false
-}
-
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+// ibans finds the IBANs starting in the window. An IBAN is read to its
+// country's length rather than to the window's end: its account part may end
+// in letters (Brazil's account type and owner) or hold runs of them (Malta,
+// Ukraine) that the digit clusters stop short of.
 func ibans(text string, w window, cs []cand) []cand {
-	if !ibanStart(text[w[0]:w[1]]) {
-		return cs
-	}
-	for _, m := range ibanRE.FindAllStringIndex(text[w[0]:w[1]], -1) {
-		st, en := w[0]+m[0], w[0]+m[1]
-		// Trim a trailing partial group that glues to following text.
-		for en > st && !boundary(text, st, en) {
-			en--
-		}
-		if en-st < 15 || !boundary(text, st, en) {
+	for i := w[0]; i+4 <= w[1]; i++ {
+		if !isLetter(text[i]) || !isLetter(text[i+1]) || !isDigit(text[i+2]) || !isDigit(text[i+3]) ||
+			i > 0 && (isAlnum(text[i-1]) || text[i-1] == '_') {
 			continue
 		}
-		v := strings.ToUpper(strings.ReplaceAll(text[st:en], " ", ""))
-		if !validIBAN(v) {
+		en, ok := ibanAt(text, i)
+		if !ok {
 			continue
 		}
-		cs = append(cs, cand{policy: IBAN, start: st, end: en, conf: context(text, st, en, 0.85, ibanCtx, noWords), rank: 9})
+		cs = append(cs, cand{policy: IBAN, start: i, end: en, conf: context(text, i, en, 0.85, ibanCtx, noWords), rank: 9})
+		i = en - 1
 	}
 	return cs
+}
+
+// ibanAt reads the IBAN starting at st, its country code and check digits
+// already seen: the country's number of letters and digits, printed unbroken
+// or in groups of four, ending at a word boundary and passing mod-97.
+func ibanAt(text string, st int) (int, bool) {
+	var vb [34]byte
+	cc := string([]byte{text[st] &^ 0x20, text[st+1] &^ 0x20})
+	n, ok := ibanLen[cc]
+	if !ok {
+		return 0, false
+	}
+	v := vb[:0]
+	i := st
+	for len(v) < n && i < len(text) {
+		c := text[i]
+		if c == ' ' && len(v)%4 == 0 && i+1 < len(text) && isAlnum(text[i+1]) {
+			i++ // one space between groups of four
+			continue
+		}
+		if !isAlnum(c) {
+			break
+		}
+		if isLetter(c) {
+			c &^= 0x20
+		}
+		v = append(v, c)
+		i++
+	}
+	if len(v) < n || !boundary(text, st, i) || !validIBAN(string(v)) {
+		return 0, false
+	}
+	return i, true
 }
 
 // ibanLen is the IBAN length per country (SWIFT IBAN registry).
@@ -923,10 +980,13 @@ func cards(text string, w window, cs []cand) []cand {
 		}
 		var db [32]byte
 		d := appendDigits(db[:0], raw)
-		if len(d) < 12 || len(d) > 19 || !luhn(d) || !cardLayout(raw) || (st > 0 && text[st-1] == '+') {
+		if len(d) < 12 || len(d) > 19 || !luhn(d) || !cardLayout(raw) || (st > 0 && text[st-1] == '+') || afterIBANGroups(text, st) {
 			continue
 		}
-		base := 0.6
+		// One number in ten passes Luhn: without a network's prefix, only
+		// a context word makes digits a card (a 13-digit millisecond
+		// timestamp is not one).
+		base := 0.45
 		if knownIIN(d) {
 			base = 0.85
 		}
@@ -1074,10 +1134,12 @@ func ips(text string, w window, cs []cand) []cand {
 		}
 	}
 	if strings.Count(text[w[0]:w[1]], ":") >= 2 {
-		for _, m := range ipv6RE.FindAllStringIndex(text[w[0]:w[1]], -1) {
-			st, en := w[0]+m[0], w[0]+m[1]
+		lo, hi := v6Span(text, w)
+		for _, m := range ipv6RE.FindAllStringIndex(text[lo:hi], -1) {
+			st, en := lo+m[0], lo+m[1]
 			v := text[st:en]
-			if strings.Count(v, ":") < 2 || !boundary(text, st, en) {
+			// A colon on either side: the groups go on past eight.
+			if strings.Count(v, ":") < 2 || !boundary(text, st, en) || st > 0 && text[st-1] == ':' || en < len(text) && text[en] == ':' {
 				continue
 			}
 			a, err := netip.ParseAddr(v)
@@ -1088,6 +1150,25 @@ func ips(text string, w window, cs []cand) []cand {
 		}
 	}
 	return cs
+}
+
+func v6Char(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == ':' || c == '.'
+}
+
+// v6Span widens the window over the hex digits, colons and dots around it:
+// an IPv6 address's letters are not digits, so its window can stop inside
+// it ("…:7f1:4cba", "faef:dc2c:…", a long run of letters splits it). An
+// address is at most 45 bytes, so 48 bytes each way are enough.
+func v6Span(text string, w window) (int, int) {
+	lo, hi := w[0], w[1]
+	for lo > 0 && w[0]-lo < 48 && v6Char(text[lo-1]) {
+		lo--
+	}
+	for hi < len(text) && hi-w[1] < 48 && v6Char(text[hi]) {
+		hi++
+	}
+	return lo, hi
 }
 
 // hasDatePrefix is datePrefix.MatchString(s).
@@ -1150,7 +1231,8 @@ func phones(text string, w window, cs []cand) []cand {
 			text[st-1] == ',' && st >= 2 && text[st-2] >= '0' && text[st-2] <= '9')) {
 			continue
 		}
-		if strings.Count(raw, "(") != strings.Count(raw, ")") || isDateLike(raw) || hasDatePrefix(raw) {
+		if strings.Count(raw, "(") != strings.Count(raw, ")") || isDateLike(raw) || hasDatePrefix(raw) ||
+			dateThenMore(raw) || decimalComma(text, raw, en) || afterIBANGroups(text, st) {
 			continue
 		}
 		main := mainPart(raw)
@@ -1167,14 +1249,19 @@ func phones(text string, w window, cs []cand) []cand {
 		switch {
 		case intl:
 			base = 0.8
-		case len(groups) == 2 && maxLen(groups) >= 6 && len(d) >= 10:
-			base = 0.6 // 0961-7596216
+		case len(groups) == 2 && (maxLen(groups) >= 6 || groups[0][0] == '0') && len(d) >= 10:
+			base = 0.6 // 0961-7596216, 07616 83178: a trunk prefix 0
 		case len(groups) == 2:
 			// "17031 2202" is as often a street number and a postcode as a
 			// local number: only context makes it a phone.
 			base = 0.35
 		case sepd && len(groups) <= 6 && maxLen(groups) <= 5:
 			base = 0.65
+		case !sepd && len(d) == 10 && d[0] == '1':
+			// No plan writes ten digits from 1 without a trunk prefix (NANP
+			// area codes start at 2, trunk prefixes are 0): these are Unix
+			// seconds (2001-2033) as often as not.
+			base = 0.3
 		case !sepd && len(d) >= 10 && len(d) <= 11:
 			base = 0.5
 		}
@@ -1191,6 +1278,53 @@ func phones(text string, w window, cs []cand) []cand {
 	}
 	return cs
 }
+
+// dateThenMore: raw is a date (12.05.2023, 05-12-1999) and more after a
+// space, as a time's hour ("05.12.1999 11:54"): a date, not a phone.
+func dateThenMore(raw string) bool {
+	sp := strings.IndexByte(raw, ' ')
+	return sp > 0 && isDateLike(raw[:sp])
+}
+
+// decimalComma: raw, ending at en, is a number grouped in thousands by dots
+// with a decimal comma after it ("2.498.775,36 €").
+func decimalComma(text, raw string, en int) bool {
+	if en+1 >= len(text) || text[en] != ',' || !isDigit(text[en+1]) {
+		return false
+	}
+	var gb [16]string
+	g := digitGroups(raw, gb[:0])
+	if len(g) < 2 || len(g[0]) > 3 || strings.Count(raw, ".") != len(g)-1 {
+		return false
+	}
+	for _, x := range g[1:] {
+		if len(x) != 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// afterIBANGroups: a space and groups of four upper-case letters or digits
+// that start with a country code and check digits come right before st, so
+// the digits from st are the rest of an IBAN as printed (one failing its
+// checksum), not a phone or a card ("GB18 AIMM 2417 6212 4857 40").
+func afterIBANGroups(text string, st int) bool {
+	i := st - 1
+	for n := 0; n < 8 && i >= 4 && text[i] == ' '; n++ {
+		g := text[i-4 : i]
+		if !upperAlnum(g[0]) || !upperAlnum(g[1]) || !upperAlnum(g[2]) || !upperAlnum(g[3]) || i > 4 && isAlnum(text[i-5]) {
+			return false
+		}
+		if isLetter(g[0]) && isLetter(g[1]) && isDigit(g[2]) && isDigit(g[3]) {
+			return true
+		}
+		i -= 5
+	}
+	return false
+}
+
+func upperAlnum(c byte) bool { return isDigit(c) || c >= 'A' && c <= 'Z' }
 
 // digitGroups appends the runs of ASCII digits of s (strings.FieldsFunc
 // on non-digits: every other byte, of a rune or not, separates).
