@@ -13,16 +13,20 @@ PII and is not (see NEGATIVES and docs/governance.md, "What counts as PII").
 
 The gateway never runs this script: the generated files are committed and
 embedded in the binary, so neither the eval nor the tests need Faker or a
-network. Regenerate (deterministic for a given Faker version) from the
-repository root:
+network. Regenerate (deterministic for a given Faker version: the script
+fixes Python's hash seed and never asks Faker for a date near "now") from
+the repository root:
 
     pip install --user faker==40.63.0
     python3 governance/eval/piifaker/gen_pii_faker.py
 
 Two splits, each with its own seed: dev (seed 1) is for finding and fixing
-problems; test (seed 2) is only measured, never read to design a fix.
+problems; test (seed 2) is only measured, never read to design a fix. The
+test split also draws from templates of its own (TEST_POSITIVES,
+TEST_NEGATIVES), so that it measures other layouts than the dev split's.
 """
 
+import datetime
 import ipaddress
 import json
 import os
@@ -128,8 +132,14 @@ class Gen:
     def city(self):
         return self.f().city()
 
+    def moment(self):
+        """A time between 1950 and 2029 from the seeded source: Faker's own
+        dates and times end at the clock's now, so they would change with
+        the day the script runs."""
+        return datetime.datetime(1950, 1, 1) + datetime.timedelta(seconds=self.r.randrange(80 * 365 * 86400))
+
     def date(self):
-        return self.f().date()
+        return self.moment().strftime("%Y-%m-%d")
 
     def amount(self):
         return "%d.%02d" % (self.r.randint(3, 4999), self.r.randint(0, 99))
@@ -255,6 +265,57 @@ NEGATIVES = [
 ]
 
 
+# Templates only the test split uses, written after the fixes of the dev
+# split and never used to design one: other layouts around the same values
+# (markup, query strings, YAML, TSV, ports, angle brackets) and other
+# look-alikes, so the test split measures more than a new seed.
+TEST_POSITIVES = [
+    "From: {name} <{email}>",
+    "<td>{name}</td><td>{phone}</td>",
+    "https://example.org/signup?email={email}&ref=newsletter",
+    "phone: '{phone}'\nemail: {email}",
+    "{first}\t{phone}\t{city}",
+    "| {name} | {email} | {phone} |",
+    "upstream {ip}:8443 is unhealthy",
+    "GET /health from [{ip}] 200 3ms",
+    "Reply to {email} with the signed copy.",
+    "My cell is {phone} – leave a message",
+    "Card ending in {card} expired",
+    "Taxpayer ID (SSN): {ssn}",
+    "SSN#{ssn}",
+    "Beneficiary IBAN {iban}, BIC DEUTDEFF",
+    "Sehr geehrte Damen und Herren, IBAN: {iban}",
+    "wire ${amount} to {iban} by Monday",
+    "allowlist: {ip}, {ip}",
+    "client_ip={ip} status=403",
+    "Please update my phone to {phone} and my email to {email}.",
+    "{name} <{email}>; {name} <{email}>",
+    "CC: {card} EXP 04/27 CVV 123",
+    "ssn={ssn}&dob={date}",
+]
+
+TEST_NEGATIVES = [
+    "UPC {upc}",
+    "ZIP code {zip}",
+    "OID {oid}",
+    "released {iso} by the CI bot",
+    "HTTP/1.1 200 OK in {ms} ms",
+    "chmod {mode} deploy.sh",
+    "room {room}, building 4",
+    "serial number {serial}",
+    "{count} followers and {count2} likes",
+    "pip install numpy=={semver}",
+    "conference call ID {confid} (no PIN)",
+    "answer: {expr}",
+    "EAN {ean}",
+    "see RFC {rfc} section {section}",
+    "bank holiday on {date}",
+    "Ref: {order}/{ticket}",
+    "docker pull nginx@sha256:{sha}",
+    "@{word} thanks for the review!",
+]
+
+
 def luhn_ok(d):
     s = 0
     for i, c in enumerate(reversed(d)):
@@ -303,12 +364,10 @@ class Neg:
         return "%d.%d.%d" % (self.r.randint(0, 20), self.r.randint(0, 40), self.r.randint(0, 30))
 
     def time(self):
-        return self.g.f().time()
+        return self.g.moment().strftime("%H:%M:%S")
 
     def date(self):
-        f = self.g.f()
-        return self.r.choice([f.date(), f.date(pattern="%d/%m/%Y"), f.date(pattern="%d.%m.%Y"),
-                              f.date(pattern="%m-%d-%Y")])
+        return self.g.moment().strftime(self.r.choice(["%Y-%m-%d", "%d/%m/%Y", "%d.%m.%Y", "%m-%d-%Y"]))
 
     def price(self):
         return "{:,}.{:02d}".format(self.r.randint(1000, 9999999), self.r.randint(0, 99))
@@ -377,6 +436,45 @@ class Neg:
     def score(self):
         return "%d-%d" % (self.r.randint(0, 9), self.r.randint(0, 9))
 
+    def upc(self):
+        return self.g.f().ean(length=13)[1:]
+
+    def ean(self):
+        return self.g.f().ean13()
+
+    def zip(self):
+        return "%s-%s" % (self.g.digits(5), self.g.digits(4))
+
+    def oid(self):
+        return "1.3.6.1.4.1.%d.%d.%d" % (self.r.randint(1, 60000), self.r.randint(1, 20), self.r.randint(1, 20))
+
+    def iso(self):
+        return self.g.moment().isoformat() + "Z"
+
+    def ms(self):
+        return str(self.r.randint(1, 2000))
+
+    def mode(self):
+        return self.r.choice(["755", "644", "0600", "0755"])
+
+    def room(self):
+        return "%s-%s" % (self.g.digits(2), self.g.digits(3))
+
+    def serial(self):
+        return "%s-%s-%s" % (self.g.digits(4), self.g.digits(4), self.g.digits(4))
+
+    def confid(self):
+        return "%s %s %s" % (self.g.digits(3), self.g.digits(3), self.g.digits(4))
+
+    def expr(self):
+        return "%d * %d = %d" % (self.r.randint(100, 999), self.r.randint(100, 999), self.r.randint(10000, 999999))
+
+    def rfc(self):
+        return str(self.r.randint(700, 9999))
+
+    def section(self):
+        return "%d.%d.%d" % (self.r.randint(1, 9), self.r.randint(1, 9), self.r.randint(1, 9))
+
     def sha(self):
         return "".join(self.r.choice("0123456789abcdef") for _ in range(40))
 
@@ -409,7 +507,7 @@ def fill(template, values):
     return "".join(out), spans
 
 
-def split(seed):
+def split(seed, positives, negatives):
     g = Gen(seed)
     neg = Neg(g)
 
@@ -419,32 +517,40 @@ def split(seed):
     rows = []
     for _ in range(ROWS):
         if g.r.random() < 0.35:
-            t = g.r.choice(NEGATIVES)
+            t = g.r.choice(negatives)
             # Negative fillers first: their dates vary the formats.
             text, spans = fill(t, lambda s: getattr(neg, s)() if hasattr(neg, s) else values(s))
             assert not spans
         else:
-            t = g.r.choice(POSITIVES)
+            t = g.r.choice(positives)
             text, spans = fill(t, values)
         rows.append({"full_text": text, "spans": spans})
     return rows
 
 
 def main():
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # Some of Faker's providers pick from sets, whose order changes with
+        # the hash seed of each run: fix it so a seed gives the same files.
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable] + sys.argv)
     if faker.VERSION != FAKER_VERSION:
         sys.exit("want faker==%s, have %s: pip install --user faker==%s" % (FAKER_VERSION, faker.VERSION,
                                                                            FAKER_VERSION))
     out = os.path.dirname(os.path.abspath(__file__))
+    templates = {"dev": (POSITIVES, NEGATIVES),
+                 "test": (POSITIVES + TEST_POSITIVES, NEGATIVES + TEST_NEGATIVES)}
     for name, seed in SPLITS.items():
         path = os.path.join(out, "faker_%s.json" % name)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("[\n")
-            rows = split(seed)
+            rows = split(seed, *templates[name])
             fh.write(",\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
             fh.write("\n]\n")
         print("wrote %s (%d rows, seed %d)" % (path, len(rows), seed))
     # What the eval prints under the tables.
-    meta = {"faker": FAKER_VERSION, "seeds": SPLITS, "rows": ROWS, "locales": LOCALES, "iban_locales": IBAN_LOCALES}
+    meta = {"faker": FAKER_VERSION, "seeds": SPLITS, "rows": ROWS, "locales": LOCALES, "iban_locales": IBAN_LOCALES,
+            "templates": {k: {"positive": len(p), "negative": len(n)} for k, (p, n) in templates.items()}}
     with open(os.path.join(out, "faker_meta.json"), "w", encoding="utf-8") as fh:
         json.dump(meta, fh, indent=1)
         fh.write("\n")
