@@ -110,3 +110,17 @@ func TestAssetNamesAreNoEmail(t *testing.T) {
 		{"near miss: zip is a tld", "mail bob@files.zip", map[string][]string{Email: {"bob@files.zip"}}},
 	})
 }
+
+// TestIBANRegistryCountries: the countries the IBAN registry added in its
+// recent releases are known with their lengths; a checksum-valid string of
+// a country without IBANs is not one.
+func TestIBANRegistryCountries(t *testing.T) {
+	checkGeneral(t, []generalCase{
+		{"russia", "IBAN RU02 0445 2560 0407 0281 0412 3456 7890 1", map[string][]string{IBAN: {"RU02 0445 2560 0407 0281 0412 3456 7890 1"}}},
+		{"oman", "to OM810180000001299123456 today", map[string][]string{IBAN: {"OM810180000001299123456"}}},
+		{"yemen", "YE15CBYE0001018861234567891234", map[string][]string{IBAN: {"YE15CBYE0001018861234567891234"}}},
+		{"sudan", "IBAN: SD21 2901 0501 2340 01", map[string][]string{IBAN: {"SD21 2901 0501 2340 01"}}},
+		{"near miss: russia checksum", "IBAN RU03 0445 2560 0407 0281 0412 3456 7890 1", map[string][]string{}},
+		{"near miss: argentina has no iban", "IBAN AR260110123456789012345678", map[string][]string{}},
+	})
+}
