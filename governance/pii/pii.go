@@ -661,8 +661,7 @@ func ibans(text string, w window, cs []cand) []cand {
 // or in groups of four, ending at a word boundary and passing mod-97.
 func ibanAt(text string, st int) (int, bool) {
 	var vb [34]byte
-	cc := string([]byte{text[st] &^ 0x20, text[st+1] &^ 0x20})
-	n, ok := ibanLen[cc]
+	n, ok := ibanLen[string([]byte{text[st] &^ 0x20, text[st+1] &^ 0x20})]
 	if !ok {
 		return 0, false
 	}
