@@ -18,6 +18,10 @@ type Row struct {
 	FP    int // negatives flagged
 	FN    int // positives missed
 	TN    int // negatives passed
+	// Spans marks span detection, where an FP is a wrong prediction and
+	// there are no negatives to count: TN, FPR and balanced accuracy are
+	// not defined.
+	Spans bool
 	// Target is the acceptance threshold in words, e.g. "P>=0.95 R>=0.90".
 	Target string
 	// Pass reports whether the row meets Target.
@@ -62,11 +66,23 @@ func (t Table) Write(w io.Writer) {
 		if r.Pass {
 			met = "yes"
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %s | %s |\n",
-			r.Label, r.TP, r.FP, r.FN, r.TN, r.Precision(), r.Recall(), r.FPR(), r.BalancedAccuracy(),
-			r.Target, met)
+		// A ratio without a denominator (the FPR of a set of attacks only,
+		// the precision of a row of negatives only) is printed as "—",
+		// not as a 0 or 1 that reads like a result.
+		hasPos, hasNeg := r.TP+r.FN > 0, r.FP+r.TN > 0 && !r.Spans
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n",
+			r.Label, r.TP, r.FP, r.FN, r.TN, cell(r.Precision(), r.TP+r.FP > 0), cell(r.Recall(), hasPos),
+			cell(r.FPR(), hasNeg), cell(r.BalancedAccuracy(), hasPos && hasNeg), r.Target, met)
 	}
 	for _, n := range t.Notes {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(n))
 	}
+}
+
+// cell formats a ratio of a table, "—" when it is not defined.
+func cell(v float64, defined bool) string {
+	if !defined {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", v)
 }

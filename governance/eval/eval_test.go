@@ -59,3 +59,22 @@ func TestFakerTables(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteUndefinedRatios: a ratio without a denominator prints as "—",
+// never as a 0 or 1 that reads like a measurement.
+func TestWriteUndefinedRatios(t *testing.T) {
+	tests := []struct {
+		row  Row
+		want string
+	}{
+		{Row{Label: "attacks", TP: 9, FN: 1}, "| attacks | 9 | 0 | 1 | 0 | 1.000 | 0.900 | — | — |"},
+		{Row{Label: "benign", FP: 1, TN: 9}, "| benign | 0 | 1 | 0 | 9 | 0.000 | — | 0.100 | — |"},
+		{Row{Label: "mixed", TP: 8, FN: 2, FP: 1, TN: 9}, "| mixed | 8 | 1 | 2 | 9 | 0.889 | 0.800 | 0.100 | 0.850 |"},
+		{Row{Label: "spans", TP: 9, FP: 1, FN: 1, Spans: true}, "| spans | 9 | 1 | 1 | 0 | 0.900 | 0.900 | — | — |"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		Table{Rows: []Row{tt.row}}.Write(&b)
+		require.Contains(t, b.String(), tt.want)
+	}
+}

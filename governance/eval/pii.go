@@ -59,7 +59,7 @@ func PII(datasetsDir string) ([]Table, error) {
 		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
 	tab := piiTable("PII (presidio synth v2, 1,500 texts)", rows, false)
-	tab.Notes = []string{"A prediction (confidence >= 0.5) of type T is a TP when it overlaps a gold span of T, else a FP; a gold span of T no prediction of T overlaps is a FN. TN is not defined for span detection (FPR and balanced accuracy columns are not meaningful here). Presidio's default analyzer: P 0.685 / R 0.603 overall (all entity types)."}
+	tab.Notes = []string{"A prediction (confidence >= 0.5) of type T is a TP when it overlaps a gold span of T, else a FP; a gold span of T no prediction of T overlaps is a FN. TN is not defined for span detection, nor are FPR and balanced accuracy (—). Presidio's default analyzer: P 0.685 / R 0.603 overall (all entity types)."}
 	faker, err := fakerTables()
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func piiTable(category string, rows []piiText, negatives bool) Table {
 	s := pii.New()
 	counts := map[string]*Row{}
 	for _, t := range piiTypes {
-		counts[t.policy] = &Row{Label: t.entity + " (" + t.policy + ")"}
+		counts[t.policy] = &Row{Label: t.entity + " (" + t.policy + ")", Spans: true}
 	}
 	policyOf := map[string]string{}
 	for _, t := range piiTypes {
@@ -162,7 +162,7 @@ func piiTable(category string, rows []piiText, negatives bool) Table {
 		}
 	}
 	tab := Table{Category: category}
-	all := Row{Label: "all six", Target: "P>=0.95 R>=0.90"}
+	all := Row{Label: "all six", Target: "P>=0.95 R>=0.90", Spans: true}
 	for _, t := range piiTypes {
 		c := counts[t.policy]
 		c.Target = "P>=0.95 R>=0.90"
