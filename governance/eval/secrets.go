@@ -15,6 +15,9 @@ type secretsCase struct {
 	secret bool
 }
 
+// secretsPerFormat is how many credentials of each format the corpus holds.
+const secretsPerFormat = 3
+
 // secretsCorpus generates the corpus deterministically: format-correct FAKE
 // credentials of each vendor inside varied prose and code (positives), and
 // text that looks like credentials but is not (negatives). No real key.
@@ -70,6 +73,46 @@ func secretsCorpus() []secretsCase {
 		func() string { return `password = "` + pick(alnum+"!#%", 16) + `"` },
 		func() string { return `api_key: "` + pick(alnum, 32) + `"` },
 		func() string { return "auth token is " + pick(alnum, 40) },
+		func() string { return "shpat_" + pick(hex, 32) },
+		func() string { return "dop_v1_" + pick(hex, 64) },
+		func() string { return "lin_api_" + pick(alnum, 40) },
+		func() string { return "PMAK-" + pick(hex, 24) + "-" + pick(hex, 34) },
+		func() string { return "pul-" + pick(hex, 40) },
+		func() string { return "dp.pt." + pick(alnum, 43) },
+		func() string { return "dapi" + pick(hex, 32) },
+		func() string { return "glc_" + pick(b64, 100) + "=" },
+		func() string { return "glsa_" + pick(alnum, 32) + "_" + pick(hex, 8) },
+		func() string { return "hvs." + pick(url, 95) },
+		func() string { return pick(alnum, 14) + ".atlasv1." + pick(url, 67) },
+		func() string { return "ATATT3" + pick(url, 186) },
+		func() string { return `client_secret: "` + pick(alnum, 3) + "8Q~" + pick(alnum+"_~.-", 34) + `"` },
+		func() string { return "sntryu_" + pick(hex, 64) },
+		func() string { return "fo1_" + pick(url, 43) },
+		func() string { return "AGE-SECRET-KEY-1" + pick("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58) },
+		func() string { return "EAAA" + pick(url, 60) },
+		func() string { return "sq0csp-" + pick(url, 43) },
+		func() string { return "NRAK-" + pick(up+"0123456789", 27) },
+		func() string { return "HRKU-AA" + pick(url, 58) },
+		func() string { return "pplx-" + pick(alnum, 48) },
+		func() string { return "xkeysib-" + pick(hex, 64) + "-" + pick(alnum, 16) },
+		func() string { return "ntn_" + pick("0123456789", 11) + pick(alnum, 35) },
+		func() string {
+			return "https://discord.com/api/webhooks/1" + pick("0123456789", 17) + "/" + pick(url, 68)
+		},
+		func() string { return "GOCSPX-" + pick(url, 28) },
+		func() string { return "gsk_" + pick(alnum, 52) },
+		func() string { return "xai-" + pick(alnum, 80) },
+		func() string { return "r8_" + pick(alnum, 37) },
+		func() string { return "sbp_" + pick(hex, 40) },
+		func() string { return "DATADOG_API_KEY=" + pick(hex, 32) },
+		func() string { return "MAILGUN_API_KEY=key-" + pick(hex, 32) },
+		func() string { return `mailchimp_api_key = "` + pick(hex, 32) + "-us" + pick("123456789", 1) + `"` },
+		func() string { return "TELEGRAM_BOT_TOKEN=" + pick("0123456789", 10) + ":AA" + pick(url, 33) },
+		func() string { return "OKTA_API_TOKEN=00" + pick(url, 40) },
+		func() string { return "CLOUDFLARE_API_TOKEN=" + pick(url, 40) },
+		func() string {
+			return "HEROKU_API_KEY=" + pick(hex, 8) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 12)
+		},
 	}
 	frames := []string{
 		"Here is the config you asked for: %s",
@@ -80,7 +123,7 @@ func secretsCorpus() []secretsCase {
 	}
 	var out []secretsCase
 	for i, f := range secretsFmt {
-		for j := 0; j < 3; j++ {
+		for j := 0; j < secretsPerFormat; j++ {
 			out = append(out, secretsCase{fmt.Sprintf(frames[(i+j)%len(frames)], f()), true})
 		}
 	}
@@ -115,6 +158,21 @@ func secretsCorpus() []secretsCase {
 		"Call us at +1 415 555 0100 about billing.",
 		"Paths like /usr/local/lib/python3.11/site-packages are normal.",
 		"git checkout -b feature/token-refresh",
+		"Shopify admin tokens start with shpat_ followed by 32 hex digits, e.g. shpat_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX.",
+		"Create a personal token (it starts with dop_v1_) under API in the DigitalOcean panel.",
+		"Set LINEAR_API_KEY=<your-linear-api-key> before running the sync.",
+		"Our Berlin office hosts the adapter team; they adapt the dapi client weekly.",
+		"Datadog shows p99 latency of 230 ms; datadog version: 7.50.1",
+		"MAILGUN_DOMAIN=mg.example.com and MAILCHIMP_LIST=newsletter",
+		"TELEGRAM_CHAT_ID=-1001234567890 receives the alerts from @deploy_bot.",
+		"OKTA_DOMAIN=dev-123456.okta.com; CLOUDFLARE_ZONE=example.com",
+		"Request id 9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0 was slow on Heroku.",
+		"Vault tokens look like hvs.<token>; batch tokens start with hvb.",
+		"The Q~ in an Azure client secret follows its fourth character.",
+		"AGE-SECRET-KEY-1... is an age identity; share the age1... recipient instead.",
+		"See https://discord.com/api/webhooks/<id>/<token> in the webhook docs.",
+		"pull-request 4821 fixed the NRAK- prefix check and the ATATT3 parser.",
+		"Groq keys begin with gsk_, xAI keys with xai-, Replicate tokens with r8_.",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})
@@ -125,10 +183,11 @@ func secretsCorpus() []secretsCase {
 // Secrets measures the secrets scanner on the project-written corpus.
 func Secrets() ([]Table, error) {
 	s := secrets.New()
-	row := Row{Label: "project corpus (72 fake credentials of 24 formats, 30 look-alikes)", Target: "P>=0.95 R>=0.95"}
+	corpus := secretsCorpus()
+	row := Row{Label: secretsLabel(corpus), Target: "P>=0.95 R>=0.95"}
 	var hits []scan.Hit
 	var misses []string
-	for _, c := range secretsCorpus() {
+	for _, c := range corpus {
 		hits = s.Scan(c.text, hits[:0])
 		got := false
 		for _, h := range hits {
@@ -153,6 +212,18 @@ func Secrets() ([]Table, error) {
 		notes = append(notes, "Errors: "+strings.Join(misses, "; "))
 	}
 	return []Table{{Category: "Secrets (project corpus)", Rows: []Row{row}, Notes: notes}}, nil
+}
+
+// secretsLabel names the corpus by its counts (three credentials per
+// format).
+func secretsLabel(corpus []secretsCase) string {
+	pos := 0
+	for _, c := range corpus {
+		if c.secret {
+			pos++
+		}
+	}
+	return fmt.Sprintf("project corpus (%d fake credentials of %d formats, %d look-alikes)", pos, pos/secretsPerFormat, len(corpus)-pos)
 }
 
 func firstLine(s string) string {

@@ -22,7 +22,8 @@ func requireOpenGatesMatchesGated(t *testing.T, x string) {
 // each rule's gates by substring search, ASCII or not.
 func TestOpenGatesMatchesGated(t *testing.T) {
 	texts := []string{"", "s", "SK", "AKIA", "my Api_Key is", "aws AWS aWs", "ToKeN", "\u212Aey here", "p\u0130ss", "İpass",
-		"-----BEGIN RSA", "hooks.slack.com", "sk-ant- sk_live_ xoxb ghp_ eyJ npm_ hf_ SG. AIza glpat-", "bearer\xff", "é credential", "Authorization"}
+		"-----BEGIN RSA", "hooks.slack.com", "sk-ant- sk_live_ xoxb ghp_ eyJ npm_ hf_ SG. AIza glpat-", "bearer\xff", "é credential", "Authorization",
+		"\u201cToKeN\u201d and DataDog", "\xffpass\xfe", "caf\u00e9 ATATT3 K\u212A"}
 	for _, x := range texts {
 		requireOpenGatesMatchesGated(t, x)
 	}

@@ -1,0 +1,251 @@
+package secrets
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	hexChars   = "0123456789abcdef"
+	alnumChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b64Chars   = alnumChars + "+/"
+	urlChars   = alnumChars + "_-"
+	bechChars  = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+	upperAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+)
+
+// fake returns n bytes drawn from alpha by a fixed seed: a value of the
+// right shape and entropy that is no real key.
+func fake(alpha string, n int) string {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(len(alpha))))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alpha[r.IntN(len(alpha))]
+	}
+	return string(b)
+}
+
+// fakeSecret returns a secret of each new vendor format (a shape gitleaks'
+// rule accepts), keyed by the test name.
+var fakeSecrets = map[string]string{
+	"shopify shpat":         "shpat_" + fake(hexChars, 32),
+	"shopify shpss":         "shpss_" + fake(hexChars, 32),
+	"digitalocean dop":      "dop_v1_" + fake(hexChars, 64),
+	"digitalocean dor":      "dor_v1_" + fake(hexChars, 64),
+	"linear":                "lin_api_" + fake(alnumChars, 40),
+	"postman":               "PMAK-" + fake(hexChars, 24) + "-" + fake(hexChars, 34),
+	"pulumi":                "pul-" + fake(hexChars, 40),
+	"doppler":               "dp.pt." + fake(alnumChars, 43),
+	"databricks":            "dapi" + fake(hexChars, 32),
+	"databricks suffix":     "dapi" + fake(hexChars, 32) + "-2",
+	"grafana cloud":         "glc_" + fake(b64Chars, 120) + "=",
+	"grafana sa":            "glsa_" + fake(alnumChars, 32) + "_" + fake(hexChars, 8),
+	"grafana legacy":        "eyJrIjoi" + fake(alnumChars, 80),
+	"vault service":         "hvs." + fake(urlChars, 95),
+	"vault batch":           "hvb." + fake(urlChars, 150),
+	"terraform":             fake(alnumChars, 14) + ".atlasv1." + fake(urlChars, 64),
+	"atlassian":             "ATATT3" + fake(urlChars, 186),
+	"azure ad":              "aB3" + "8Q~" + fake(alnumChars+"_~.-", 34),
+	"sentry user":           "sntryu_" + fake(hexChars, 64),
+	"sentry org":            "sntrys_eyJpYXQiO" + fake(b64Chars, 30) + "LCJyZWdpb25fdXJs" + fake(b64Chars, 40) + "_" + fake(b64Chars, 43),
+	"flyio fo1":             "fo1_" + fake(urlChars, 43),
+	"flyio fm2":             "fm2_" + fake(b64Chars, 120),
+	"age":                   "AGE-SECRET-KEY-1" + fake(bechChars, 58),
+	"square EAAA":           "EAAA" + fake(urlChars, 60),
+	"square sq0csp":         "sq0csp-" + fake(urlChars, 43),
+	"new relic NRAK":        "NRAK-" + fake(upperAlnum, 27),
+	"new relic NRJS":        "NRJS-" + fake(hexChars, 19),
+	"heroku HRKU":           "HRKU-AA" + fake(urlChars, 58),
+	"perplexity":            "pplx-" + fake(alnumChars, 48),
+	"brevo":                 "xkeysib-" + fake(hexChars, 64) + "-" + fake(alnumChars, 16),
+	"notion":                "ntn_" + fake("0123456789", 11) + fake(alnumChars, 35),
+	"discord webhook":       "https://discord.com/api/webhooks/123456789012345678/" + fake(urlChars, 68),
+	"google oauth":          "GOCSPX-" + fake(urlChars, 28),
+	"groq":                  "gsk_" + fake(alnumChars, 52),
+	"xai":                   "xai-" + fake(alnumChars, 80),
+	"replicate":             "r8_" + fake(alnumChars, 37),
+	"supabase":              "sbp_" + fake(hexChars, 40),
+	"datadog api":           fake(hexChars, 32),
+	"datadog app":           fake(hexChars, 40),
+	"mailgun":               "key-" + fake(hexChars, 32),
+	"mailchimp":             fake(hexChars, 32) + "-us21",
+	"telegram":              "123456789:AA" + fake(urlChars, 33),
+	"okta":                  "00" + fake(urlChars, 40),
+	"cloudflare token":      fake(urlChars, 40),
+	"cloudflare global key": fake(hexChars, 37),
+	"heroku uuid":           "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0",
+}
+
+// TestVendorTokens: each new format is found, alone in a sentence or, for
+// a value without a prefix, after an identifier naming the vendor; the
+// span is the secret.
+func TestVendorTokens(t *testing.T) {
+	tests := []struct{ name, frame, policy string }{
+		{"shopify shpat", "token %s ok", "secrets.shopify_token"},
+		{"shopify shpss", "`%s`", "secrets.shopify_token"},
+		{"digitalocean dop", "doctl auth init -t %s", "secrets.digitalocean_token"},
+		{"digitalocean dor", "refresh: %s", "secrets.digitalocean_token"},
+		{"linear", "Linear says %s", "secrets.linear_api_key"},
+		{"postman", "x-api-key: %s", "secrets.postman_api_key"},
+		{"pulumi", "pulumi login with %s", "secrets.pulumi_token"},
+		{"doppler", "DOPPLER=%s", "secrets.doppler_token"},
+		{"databricks", "host=x %s", "secrets.databricks_token"},
+		{"databricks suffix", "%s.", "secrets.databricks_token"},
+		{"grafana cloud", "glc %s end", "secrets.grafana_token"},
+		{"grafana sa", "%s", "secrets.grafana_token"},
+		{"grafana legacy", "Bearer %s", "secrets.grafana_token"},
+		{"vault service", "VAULT=%s", "secrets.vault_token"},
+		{"vault batch", "%s\n", "secrets.vault_token"},
+		{"terraform", "credentials { token = %s }", "secrets.terraform_token"},
+		{"atlassian", "jira %s", "secrets.atlassian_api_token"},
+		{"azure ad", "AZURE=%s", "secrets.azure_ad_client_secret"},
+		{"sentry user", "%s", "secrets.sentry_token"},
+		{"sentry org", "SENTRY=%s", "secrets.sentry_token"},
+		{"flyio fo1", "fly %s", "secrets.flyio_token"},
+		{"flyio fm2", "fly %s", "secrets.flyio_token"},
+		{"age", "# identity\n%s\n", "secrets.age_secret_key"},
+		{"square EAAA", "square %s", "secrets.square_token"},
+		{"square sq0csp", "square %s", "secrets.square_token"},
+		{"new relic NRAK", "nr %s", "secrets.new_relic_key"},
+		{"new relic NRJS", "nr %s", "secrets.new_relic_key"},
+		{"heroku HRKU", "heroku %s", "secrets.heroku_api_key"},
+		{"perplexity", "PPLX=%s", "secrets.perplexity_api_key"},
+		{"brevo", "%s", "secrets.brevo_api_key"},
+		{"notion", "notion %s", "secrets.notion_token"},
+		{"discord webhook", "post to %s now", "secrets.discord_webhook"},
+		{"google oauth", "client secret %s", "secrets.google_oauth_client_secret"},
+		{"groq", "GROQ=%s", "secrets.groq_api_key"},
+		{"xai", "%s", "secrets.xai_api_key"},
+		{"replicate", "export R=%s", "secrets.replicate_api_token"},
+		{"supabase", "supabase login %s", "secrets.supabase_token"},
+		{"datadog api", "DATADOG_API_KEY=%s", "secrets.datadog_api_key"},
+		{"datadog app", `datadogAppKey: "%s"`, "secrets.datadog_api_key"},
+		{"mailgun", "MAILGUN_API_KEY=%s", "secrets.mailgun_api_key"},
+		{"mailchimp", `mailchimp_key = "%s"`, "secrets.mailchimp_api_key"},
+		{"telegram", "TELEGRAM_BOT_TOKEN=%s", "secrets.telegram_bot_token"},
+		{"okta", "okta.client.token: %s", "secrets.okta_api_token"},
+		{"cloudflare token", "CLOUDFLARE_API_TOKEN=%s", "secrets.cloudflare_api_key"},
+		{"cloudflare global key", "cloudflare_global_key: %s", "secrets.cloudflare_api_key"},
+		{"heroku uuid", "HEROKU_API_KEY=%s", "secrets.heroku_api_key"},
+	}
+	require.Len(t, tests, len(fakeSecrets))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			secret := fakeSecrets[tt.name]
+			require.NotEmpty(t, secret)
+			text := strings.Replace(tt.frame, "%s", secret, 1)
+			hs := New().Scan(text, nil)
+			require.Len(t, hs, 1, "%q: %+v", text, hs)
+			require.Equal(t, tt.policy, hs[0].Policy)
+			require.Equal(t, secret, text[hs[0].Spans[0].Start:hs[0].Spans[0].End])
+		})
+	}
+}
+
+// TestVendorNearMisses: a value of the wrong length or alphabet, a prefix
+// inside a word, a documentation placeholder, or a prefix-less value
+// without its vendor's name does not fire the vendor rule.
+func TestVendorNearMisses(t *testing.T) {
+	s := func(name string) string { return fakeSecrets[name] }
+	tests := []struct{ policy, text string }{
+		{"shopify_token", "shpat_" + fake(hexChars, 31)},
+		{"shopify_token", "shpat_" + fake(hexChars, 33)},
+		{"shopify_token", "shpat_g" + fake(hexChars, 31)},
+		{"shopify_token", "my" + s("shopify shpat")},
+		{"shopify_token", "SHOPIFY_TOKEN=shpat_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"},
+		{"shopify_token", "shpat_00000000000000000000000000000000"},
+		{"digitalocean_token", "dop_v1_" + fake(hexChars, 63)},
+		{"digitalocean_token", "dop_v2_" + fake(hexChars, 64)},
+		{"digitalocean_token", "x" + s("digitalocean dop")},
+		{"linear_api_key", "lin_api_" + fake(alnumChars, 39)},
+		{"linear_api_key", "berlin_api_" + fake(alnumChars, 40)},
+		{"linear_api_key", "lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
+		{"postman_api_key", "PMAK-" + fake(hexChars, 58)},
+		{"postman_api_key", "PMAK-<your-postman-api-key>"},
+		{"pulumi_token", "pul-" + fake(hexChars, 39)},
+		{"pulumi_token", "pull-" + fake(hexChars, 40)},
+		{"doppler_token", "dp.pt." + fake(alnumChars, 42)},
+		{"doppler_token", "dp.pt.<your-token>"},
+		{"databricks_token", "dapi" + fake(hexChars, 31)},
+		{"databricks_token", "adapi" + fake(hexChars, 32)},
+		{"databricks_token", "dapixxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
+		{"grafana_token", "glc_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
+		{"grafana_token", "glsa_" + fake(alnumChars, 32) + "_" + fake(hexChars, 7)},
+		{"grafana_token", "eyJrIjoi" + fake(alnumChars, 60)},
+		{"vault_token", "hvs." + fake(urlChars, 80)},
+		{"vault_token", "hvs.<token>"},
+		{"vault_token", "hvs." + fake(urlChars, 130)},
+		{"terraform_token", fake(alnumChars, 14) + ".atlasv1." + fake(urlChars, 50)},
+		{"terraform_token", fake(alnumChars, 13) + ".atlasv1." + fake(urlChars, 64)},
+		{"atlassian_api_token", "ATATT3" + fake(urlChars, 100)},
+		{"atlassian_api_token", "ATATT3xxxxxxxxxxxxxxxxxxxxxxxx"},
+		{"azure_ad_client_secret", "aB38Q~" + fake(alnumChars, 20)},
+		{"azure_ad_client_secret", "The Q~ operator"},
+		{"sentry_token", "sntryu_" + fake(hexChars, 63)},
+		{"sentry_token", "sntrys_eyJpYXQiO" + fake(b64Chars, 80) + "_" + fake(b64Chars, 43)},
+		{"flyio_token", "fo1_" + fake(urlChars, 42)},
+		{"flyio_token", "fm2_" + fake(b64Chars, 50)},
+		{"age_secret_key", "AGE-SECRET-KEY-1" + fake(bechChars, 57)},
+		{"age_secret_key", "AGE-SECRET-KEY-1" + strings.Repeat("b", 58)},
+		{"age_secret_key", "AGE-SECRET-KEY-1" + strings.Repeat("X", 58)},
+		{"square_token", "EAAA" + fake(urlChars, 10)},
+		{"square_token", "sq0csp-" + fake(urlChars, 42)},
+		{"new_relic_key", "NRAK-" + fake(upperAlnum, 26)},
+		{"new_relic_key", "NRAK-XXXXXXXXXXXXXXXXXXXXXXXXXXX"},
+		{"heroku_api_key", "HRKU-AA" + fake(urlChars, 57)},
+		{"heroku_api_key", "request_id=" + s("heroku uuid")},
+		{"heroku_api_key", "HEROKU_API_KEY=<your-heroku-api-key>"},
+		{"perplexity_api_key", "pplx-" + fake(alnumChars, 47)},
+		{"brevo_api_key", "xkeysib-" + fake(hexChars, 64)},
+		{"notion_token", "ntn_" + fake(alnumChars, 46)},
+		{"discord_webhook", "https://discord.com/api/webhooks/<id>/<token>"},
+		{"google_oauth_client_secret", "GOCSPX-" + fake(urlChars, 27)},
+		{"groq_api_key", "gsk_" + fake(alnumChars, 51)},
+		{"xai_api_key", "xai-" + fake(alnumChars, 79)},
+		{"replicate_api_token", "r8_" + fake(alnumChars, 36)},
+		{"supabase_token", "sbp_" + fake(hexChars, 39)},
+		{"datadog_api_key", "api_key=" + s("datadog api")},
+		{"datadog_api_key", "DATADOG_API_KEY=" + fake(hexChars, 31)},
+		{"datadog_api_key", "datadog version: 7.50.1"},
+		{"mailgun_api_key", "MAILGUN_DOMAIN=mg.example.com"},
+		{"mailgun_api_key", "key-" + fake(hexChars, 32)},
+		{"mailchimp_api_key", "MAILCHIMP_KEY=" + fake(hexChars, 32)},
+		{"mailchimp_api_key", "mailchimp list id: " + s("mailchimp")},
+		{"telegram_bot_token", "TELEGRAM_CHAT_ID=-1001234567890"},
+		{"telegram_bot_token", "telegram_token=123456789:aa" + fake(urlChars, 33)},
+		{"okta_api_token", "OKTA_DOMAIN=dev-123456.okta.com"},
+		{"okta_api_token", "okta_token=01" + fake(urlChars, 40)},
+		{"cloudflare_api_key", "CLOUDFLARE_ZONE=example.com"},
+		{"cloudflare_api_key", "cloudflare_key=" + fake(urlChars, 39)},
+	}
+	for _, tt := range tests {
+		for _, h := range New().Scan("found "+tt.text+" in the log", nil) {
+			require.NotEqual(t, "secrets."+tt.policy, h.Policy, "%q", tt.text)
+		}
+	}
+}
+
+// BenchmarkScanGateFlood: 256 KiB of one gate repeated, for every gate: a
+// new prefix must not cost more than the floods of the existing ones.
+func BenchmarkScanGateFlood(b *testing.B) {
+	seen := map[string]bool{}
+	for _, refs := range gateTable {
+		for _, g := range refs {
+			if seen[g.gate] {
+				continue
+			}
+			seen[g.gate] = true
+			text := strings.Repeat(g.gate, 256<<10/len(g.gate))
+			b.Run(g.gate, func(b *testing.B) {
+				s := New()
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					s.Scan(text, nil)
+				}
+			})
+		}
+	}
+}
