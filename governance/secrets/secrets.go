@@ -40,12 +40,20 @@ type rule struct {
 	// unquoted marks an assignment whose value is not quoted: it must mix
 	// letters and digits and not be a reference ($VAR, a URL).
 	unquoted bool
+	// minRunes is the value's least length (0: none). A pattern whose
+	// class takes in its own prefix (fo1_ then [\w-]) leaves the length
+	// open ([…]+) and has it checked here: with a count ({43}) RE2 keeps a
+	// thread per overlapping start, which made a flood of the prefix
+	// several times dearer than one of a prefix the class stops at.
+	minRunes int
 	// maxRunes bounds the value's length (0: none). The pattern leaves it
 	// open ({8,}, not {8,200}): a counted repetition compiles to one
 	// program step per count, and RE2 then carries up to 200 threads over
 	// every run of value bytes ("pwd=pwd=…" cost 1.5 s per MiB); a longer
 	// value is dropped here instead.
 	maxRunes int
+	// valid, when set, is a last check of the secret.
+	valid func(v string) bool
 	// ident marks a pattern `(?i)\b` + identKeyword(...) + ...: it runs
 	// through identMatches, from the identifiers holding a gate.
 	ident    bool
@@ -87,19 +95,22 @@ var rules = []rule{
 	{id: "doppler_token", gates: []string{"dp.pt."}, re: token(`dp\.pt\.[A-Za-z0-9]{43}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3},
 	{id: "databricks_token", gates: []string{"dapi"}, re: token(`dapi[a-f0-9]{32}(?:-\d)?`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3},
 	{id: "grafana_token", gates: []string{"glc_", "glsa_"}, re: token(`gl(?:c_[A-Za-z0-9+/]{32,}={0,3}|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3, maxRunes: 404},
-	{id: "grafana_token", gates: []string{"eyJrIjoi"}, re: token(`eyJrIjoi[A-Za-z0-9]{70,}={0,3}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3, maxRunes: 408},
+	{id: "grafana_token", gates: []string{"eyJrIjoi"}, re: token(`eyJrIjoi[A-Za-z0-9]+={0,3}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3, minRunes: 78, maxRunes: 408},
 	{id: "vault_token", gates: []string{"hvs."}, re: token(`hvs\.[\w\-]{90,}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, maxRunes: 124},
 	{id: "vault_token", gates: []string{"hvb."}, re: token(`hvb\.[\w\-]{138,}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, maxRunes: 304},
-	{id: "terraform_token", gates: []string{"atlasv1"}, re: token(`[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5},
+	{id: "terraform_token", gates: []string{"atlasv1"}, re: token(`[A-Za-z0-9]+\.atlasv1\.[A-Za-z0-9_=\-]{60,70}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, valid: atlasLead},
 	{id: "atlassian_api_token", gates: []string{"TT3"}, re: token(`ATATT3[A-Za-z0-9_\-=]{186}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3.5},
 	{id: "azure_ad_client_secret", gates: []string{"Q~"}, re: regexp.MustCompile(`(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.\-]{31,34})(?:$|[\\'"\x60\s<),])`), group: 1, sev: scan.SeverityCritical, conf: 0.9, entropy: 3},
 	{id: "sentry_token", gates: []string{"sntryu_", "sntrys_"}, re: token(`sntry(?:u_[a-f0-9]{64}|s_eyJpYXQiO[A-Za-z0-9+/]{10,}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[A-Za-z0-9+/]{10,}={0,2}_[A-Za-z0-9+/]{43})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3.5, maxRunes: 480},
-	{id: "flyio_token", gates: []string{"fo1_", "fm1a_", "fm1r_", "fm2_"}, re: token(`f(?:o1_[\w\-]{43}|m1[ar]_[A-Za-z0-9+/]{100,}={0,3}|m2_[A-Za-z0-9+/]{100,}={0,3})`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 4},
+	{id: "flyio_token", gates: []string{"fo1_"}, re: token(`fo1_[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 4, minRunes: 47, maxRunes: 47},
+	{id: "flyio_token", gates: []string{"fm1a_", "fm1r_", "fm2_"}, re: token(`fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,}={0,3}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 4},
 	{id: "age_secret_key", gates: []string{"T-KEY-1"}, re: token(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.98, entropy: 3},
-	{id: "square_token", gates: []string{"EAAA"}, re: token(`EAAA[\w\-]{22,60}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.9, entropy: 3.5},
-	{id: "square_token", gates: []string{"sq0atp-", "sq0csp-"}, re: token(`sq0(?:atp-[\w\-]{22,60}|csp-[\w\-]{43})`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3},
-	{id: "new_relic_key", gates: []string{"NRAK-", "NRII-", "NRJS-"}, re: token(`NR(?:AK-[A-Za-z0-9]{27}|II-[A-Za-z0-9\-]{32}|JS-[a-f0-9]{19})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, entropy: 3},
-	{id: "heroku_api_key", gates: []string{"HRKU-AA"}, re: token(`HRKU-AA[0-9A-Za-z_\-]{58}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4},
+	{id: "square_token", gates: []string{"EAAA"}, re: token(`EAAA[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.9, entropy: 3.5, minRunes: 26, maxRunes: 64},
+	{id: "square_token", gates: []string{"sq0atp-"}, re: token(`sq0atp-[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3, minRunes: 29, maxRunes: 67},
+	{id: "square_token", gates: []string{"sq0csp-"}, re: token(`sq0csp-[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3, minRunes: 50, maxRunes: 50},
+	{id: "new_relic_key", gates: []string{"NRAK-", "NRJS-"}, re: token(`NR(?:AK-[A-Za-z0-9]{27}|JS-[a-f0-9]{19})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, entropy: 3},
+	{id: "new_relic_key", gates: []string{"NRII-"}, re: token(`NRII-[A-Za-z0-9\-]+`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, entropy: 3, minRunes: 37, maxRunes: 37},
+	{id: "heroku_api_key", gates: []string{"HRKU-AA"}, re: token(`HRKU-AA[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4, minRunes: 65, maxRunes: 65},
 	{id: "perplexity_api_key", gates: []string{"plx-"}, re: token(`pplx-[A-Za-z0-9]{48}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4},
 	{id: "brevo_api_key", gates: []string{"xkeysib-"}, re: token(`xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3},
 	{id: "notion_token", gates: []string{"ntn_"}, re: token(`ntn_[0-9]{11}[A-Za-z0-9]{35}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 4},
@@ -138,6 +149,12 @@ var rules = []rule{
 func token(p string) *regexp.Regexp {
 	return regexp.MustCompile(`(` + p + `)(?:[^\w\-]|\z)`)
 }
+
+// atlasLead: a Terraform Cloud token has 14 alphanumerics before
+// ".atlasv1.". The pattern leaves them open ([…]+, from the start of the
+// run): counted, every alphanumeric of a text would start a thread that
+// lives 14 bytes, and a flood of "atlasv1" cost more than any other gate's.
+func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
 
 // vendorRule is an identifier rule for a vendor value without a prefix of
 // its own: an identifier holding one of kws (as identKeyword reads
@@ -618,7 +635,7 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) {
 				continue
 			}
-			if r.unquoted && !plainValue(v) || r.maxRunes > 0 && utf8.RuneCountInString(v) > r.maxRunes {
+			if r.unquoted && !plainValue(v) || !r.fits(v) || r.valid != nil && !r.valid(v) {
 				continue
 			}
 			dst = addHit(dst, n0, "secrets."+r.id, r.sev, r.conf, st, en)
@@ -639,6 +656,15 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 	}
 	return dst
+}
+
+// fits reports whether v's length is within the rule's bounds.
+func (r *rule) fits(v string) bool {
+	if r.minRunes == 0 && r.maxRunes == 0 {
+		return true
+	}
+	n := utf8.RuneCountInString(v)
+	return n >= r.minRunes && (r.maxRunes == 0 || n <= r.maxRunes)
 }
 
 func gated(text string, lower *string, r *rule) bool {
