@@ -110,6 +110,7 @@ func secretsCorpus() []secretsCase {
 		func() string { return "TELEGRAM_BOT_TOKEN=" + pick("0123456789", 10) + ":AA" + pick(url, 33) },
 		func() string { return "OKTA_API_TOKEN=00" + pick(url, 40) },
 		func() string { return "CLOUDFLARE_API_TOKEN=" + pick(url, 40) },
+		func() string { return "CO_API_KEY=" + pick(alnum, 40) },
 		func() string {
 			return "HEROKU_API_KEY=" + pick(hex, 8) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 12)
 		},
@@ -173,6 +174,7 @@ func secretsCorpus() []secretsCase {
 		"See https://discord.com/api/webhooks/<id>/<token> in the webhook docs.",
 		"pull-request 4821 fixed the NRAK- prefix check and the ATATT3 parser.",
 		"Groq keys begin with gsk_, xAI keys with xai-, Replicate tokens with r8_.",
+		"COHERE_MODEL=command-r-plus-08-2024 answers in the cohere_region: eu-west-1",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})

@@ -15,6 +15,8 @@ func TestHiddenCharacters(t *testing.T) {
 		{"token ghp_aBcDeFgHiJkLm\x00NoPqRsTuVwXyZ0123456789 ok", "secrets.github_token", "ghp_aBcDeFgHiJkLm\x00NoPqRsTuVwXyZ0123456789"},
 		{"key AKIAIOSF\u2066ODNN7EXAMPLF ok", "secrets.aws_access_key_id", "AKIAIOSF\u2066ODNN7EXAMPLF"},
 		{"key \uff21KIAIOSFODNN7EXAMPLF ok", "secrets.aws_access_key_id", "\uff21KIAIOSFODNN7EXAMPLF"},
+		{"shop shpat_0f1e2d3c4b5a69788796\u200ba5b4c3d2e1f0 ok", "secrets.shopify_token", "shpat_0f1e2d3c4b5a69788796\u200ba5b4c3d2e1f0"},
+		{"DATADOG_API_KEY=0f1e2d3c4b5a\u206069788796a5b4c3d2e1f0", "secrets.datadog_api_key", "0f1e2d3c4b5a\u206069788796a5b4c3d2e1f0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.policy, func(t *testing.T) {

@@ -125,13 +125,14 @@ var rules = []rule{
 	// Values with no prefix of their own count only after an identifier
 	// naming the vendor, as gitleaks requires (its keyword and value class;
 	// the gate is a part of the keyword rare in prose).
-	vendorRule("datadog_api_key", []string{"datadog"}, "tadog", `[a-f0-9]{40}|[a-f0-9]{32}`, scan.SeverityHigh),
-	vendorRule("mailgun_api_key", []string{"mailgun"}, "lgun", `(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, scan.SeverityHigh),
-	vendorRule("mailchimp_api_key", []string{"mailchimp"}, "lchimp", `[a-f0-9]{32}-us[0-9]{1,2}`, scan.SeverityHigh),
-	vendorRule("telegram_bot_token", []string{"telegr"}, "legr", `[0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34}`, scan.SeverityHigh),
-	vendorRule("okta_api_token", []string{"okta"}, "okta", `00[\w=\-]{40}`, scan.SeverityCritical),
-	vendorRule("cloudflare_api_key", []string{"cloudflare"}, "dflare", `[a-z0-9_\-]{40}|[a-f0-9]{37}`, scan.SeverityCritical),
-	vendorRule("heroku_api_key", []string{"heroku"}, "oku", `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, scan.SeverityCritical),
+	vendorRule("datadog_api_key", []string{"datadog"}, []string{"tadog"}, `[a-f0-9]{40}|[a-f0-9]{32}`, scan.SeverityHigh, 0),
+	vendorRule("mailgun_api_key", []string{"mailgun"}, []string{"lgun"}, `(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, scan.SeverityHigh, 0),
+	vendorRule("mailchimp_api_key", []string{"mailchimp"}, []string{"lchimp"}, `[a-f0-9]{32}-us[0-9]{1,2}`, scan.SeverityHigh, 0),
+	vendorRule("telegram_bot_token", []string{"telegr"}, []string{"legr"}, `[0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34}`, scan.SeverityHigh, 0),
+	vendorRule("okta_api_token", []string{"okta"}, []string{"okta"}, `00[\w=\-]{40}`, scan.SeverityCritical, 4),
+	vendorRule("cloudflare_api_key", []string{"cloudflare"}, []string{"dflare"}, `[a-z0-9_\-]{40}|[a-f0-9]{37}`, scan.SeverityCritical, 0),
+	vendorRule("heroku_api_key", []string{"heroku"}, []string{"oku"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, scan.SeverityCritical, 0),
+	vendorRule("cohere_api_key", []string{"cohere", "co_api_key"}, []string{"coh", "co_api_key"}, `[a-z0-9]{40}`, scan.SeverityCritical, 4),
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
@@ -160,10 +161,12 @@ func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
 // its own: an identifier holding one of kws (as identKeyword reads
 // keywords), up to 20 more identifier bytes (DATADOG_API_KEY,
 // mailgunPrivateKey), an assignment and the value (value: a regexp
-// alternation, read case-insensitively). gate is a part of every keyword.
-func vendorRule(id string, kws []string, gate, value string, sev scan.Severity) rule {
+// alternation, read case-insensitively). Every keyword holds one of gates.
+// entropy is gitleaks' floor for the rule, 0 where it sets none: the
+// value then needs 2.5 bits/char, which drops "0000…" and "abcabc…".
+func vendorRule(id string, kws, gates []string, value string, sev scan.Severity, entropy float64) rule {
 	re := regexp.MustCompile(`(?i)\b` + identKeyword(kws) + `[\w.\-]{0,20}["']?[ \t]{0,3}(?:[:=]|=>|:=)[ \t]{0,5}["'\x60]?(` + value + `)(?:[^\w\-]|\z)`)
-	return rule{id: id, gates: []string{gate}, foldGates: true, ident: true, need: needAssign, re: re, group: 1, sev: sev, conf: 0.85, entropy: 2.5}
+	return rule{id: id, gates: gates, foldGates: true, ident: true, need: needAssign, re: re, group: 1, sev: sev, conf: 0.85, entropy: max(entropy, 2.5)}
 }
 
 // Credential keywords (regexps). In the assignment rules the keyword ends
@@ -489,7 +492,7 @@ var gateTable = func() (t [256][]gateRef) {
 	return t
 }()
 
-const maxRules = 64
+const maxRules = 96
 
 // gateTriples has bit tripleHash(a, b, c) set when some gate can start
 // with the bytes a, b, c (any third byte for two-byte gates): under 300 of

@@ -78,6 +78,7 @@ var fakeSecrets = map[string]string{
 	"cloudflare token":      fake(urlChars, 40),
 	"cloudflare global key": fake(hexChars, 37),
 	"heroku uuid":           "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0",
+	"cohere":                fake(alnumChars, 40),
 }
 
 // TestVendorTokens: each new format is found, alone in a sentence or, for
@@ -132,6 +133,7 @@ func TestVendorTokens(t *testing.T) {
 		{"cloudflare token", "CLOUDFLARE_API_TOKEN=%s", "secrets.cloudflare_api_key"},
 		{"cloudflare global key", "cloudflare_global_key: %s", "secrets.cloudflare_api_key"},
 		{"heroku uuid", "HEROKU_API_KEY=%s", "secrets.heroku_api_key"},
+		{"cohere", "CO_API_KEY=%s", "secrets.cohere_api_key"},
 	}
 	require.Len(t, tests, len(fakeSecrets))
 	for _, tt := range tests {
@@ -223,6 +225,10 @@ func TestVendorNearMisses(t *testing.T) {
 		{"okta_api_token", "okta_token=01" + fake(urlChars, 40)},
 		{"cloudflare_api_key", "CLOUDFLARE_ZONE=example.com"},
 		{"cloudflare_api_key", "cloudflare_key=" + fake(urlChars, 39)},
+		{"okta_api_token", "okta_token=00" + strings.Repeat("ab", 20)},
+		{"cohere_api_key", "COHERE_MODEL=command-r-plus-08-2024"},
+		{"cohere_api_key", "cohere_key = '" + strings.Repeat("a1b2", 10) + "'"},
+		{"cohere_api_key", "api_key=" + s("cohere")},
 	}
 	for _, tt := range tests {
 		for _, h := range New().Scan("found "+tt.text+" in the log", nil) {
