@@ -58,6 +58,34 @@ func BenchmarkVerify(b *testing.B) {
 	}
 }
 
+// BenchmarkVerifyFlood: the CPU one request costs at every size limit
+// (256 KiB prompt and answer, 512 KiB tool_result), each field one phrase
+// repeated: the scanners' gates and the injection signals' triggers, so
+// that every rule searches all of it (docs/governance.md, "Cost of hostile
+// input"). Run with -benchtime 1x or 3x: an op is 0.02-1 s.
+func BenchmarkVerifyFlood(b *testing.B) {
+	c, err := New().Compile(DefaultPolicy())
+	require.NoError(b, err)
+	for _, f := range []struct{ name, unit string }{
+		{"injection-triggers", "ignore instead prompt pretend system send admin regardless refuse ignora clave ai user forget mode donate sharing q combine imagine poem speaking ignoring developer\n"},
+		{"password", "password="},
+		{"api_key", "api_key: "},
+		{"datadog", "datadog_api_key="},
+		{"openai", "sk-"},
+		{"aws", "aws "},
+		{"digits", "1"},
+		{"email", "a@b.co "},
+	} {
+		prompt := strings.Repeat(f.unit, (256<<10)/len(f.unit))
+		tool := strings.Repeat(f.unit, (512<<10)/len(f.unit))
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				c.Verify(Input{Prompt: prompt, Answer: prompt, ToolResult: tool})
+			}
+		})
+	}
+}
+
 func FuzzVerify(f *testing.F) {
 	c, err := New().Compile(DefaultPolicy())
 	require.NoError(f, err)

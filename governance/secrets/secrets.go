@@ -71,7 +71,7 @@ var rules = []rule{
 	{id: "slack_webhook", gates: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,100}`), sev: scan.SeverityHigh, conf: 0.95},
 	{id: "stripe_key", gates: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"}, re: regexp.MustCompile(`[sr]k_(?:live|test)_[0-9A-Za-z]{20,247}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
 	{id: "anthropic_api_key", gates: []string{"sk-ant-"}, re: regexp.MustCompile(`sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,120}`), wordStart: true, sev: scan.SeverityCritical, conf: 0.98},
-	{id: "openai_api_key", gates: []string{"sk-"}, re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}T3BlbkFJ[A-Za-z0-9_\-]{20,200}\b|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,200}\b|\bsk-[A-Za-z0-9]{48}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.95},
+	{id: "openai_api_key", gates: []string{"sk-"}, re: regexp.MustCompile(`sk-[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]+\b|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]+\b|\bsk-[A-Za-z0-9]{48}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.95, valid: openAIKey},
 	{id: "google_api_key", gates: []string{"AIza"}, re: regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95},
 	{id: "gcp_service_account", gates: []string{"private_key_id"}, re: regexp.MustCompile(`"private_key_id"\s*:\s*"([0-9a-f]{40})"`), group: 1, sev: scan.SeverityCritical, conf: 0.95},
 	{id: "azure_storage_key", gates: []string{"AccountKey="}, re: regexp.MustCompile(`AccountKey=([A-Za-z0-9+/]{86}==)`), group: 1, sev: scan.SeverityCritical, conf: 0.95},
@@ -99,7 +99,7 @@ var rules = []rule{
 	{id: "vault_token", gates: []string{"hvs."}, re: token(`hvs\.[\w\-]{90,}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, maxRunes: 124},
 	{id: "vault_token", gates: []string{"hvb."}, re: token(`hvb\.[\w\-]{138,}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, maxRunes: 304},
 	{id: "terraform_token", gates: []string{"atlasv1"}, re: token(`[A-Za-z0-9]+\.atlasv1\.[A-Za-z0-9_=\-]{60,70}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, valid: atlasLead},
-	{id: "atlassian_api_token", gates: []string{"TT3"}, re: token(`ATATT3[A-Za-z0-9_\-=]{186}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3.5},
+	{id: "atlassian_api_token", gates: []string{"TT3"}, re: token(`ATATT3[A-Za-z0-9_\-=]+`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3.5, minRunes: 192, maxRunes: 192},
 	{id: "azure_ad_client_secret", gates: []string{"Q~"}, re: regexp.MustCompile(`(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.\-]{31,34})(?:$|[\\'"\x60\s<),])`), group: 1, sev: scan.SeverityCritical, conf: 0.9, entropy: 3},
 	{id: "sentry_token", gates: []string{"sntryu_", "sntrys_"}, re: token(`sntry(?:u_[a-f0-9]{64}|s_eyJpYXQiO[A-Za-z0-9+/]{10,}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[A-Za-z0-9+/]{10,}={0,2}_[A-Za-z0-9+/]{43})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3.5, maxRunes: 480},
 	{id: "flyio_token", gates: []string{"fo1_"}, re: token(`fo1_[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 4, minRunes: 47, maxRunes: 47},
@@ -149,6 +149,35 @@ var rules = []rule{
 // trailing \b would cut a longer token at a '-' and miss one ending in '-'.
 func token(p string) *regexp.Regexp {
 	return regexp.MustCompile(`(` + p + `)(?:[^\w\-]|\z)`)
+}
+
+// openAIKey checks the lengths the OpenAI pattern leaves open: 48
+// alphanumerics (the legacy form, counted by the pattern), 40 or more after
+// a proj-, svcacct- or admin- prefix, or 20 or more either side of the
+// T3BlbkFJ marker. Counted ({20,200}), the class, which takes in "sk-",
+// kept a regexp thread per overlapping start: a request flooded with "sk-"
+// cost 2.4 s of CPU. A run longer than the old 200 is now one key, whole.
+func openAIKey(v string) bool {
+	rest := v[len("sk-"):]
+	if len(rest) == 48 && !strings.ContainsAny(rest, "_-") {
+		return true
+	}
+	for _, p := range []string{"proj-", "svcacct-", "admin-"} {
+		if strings.HasPrefix(rest, p) && len(rest)-len(p) >= 40 {
+			return true
+		}
+	}
+	const marker = "T3BlbkFJ"
+	for i := 0; ; {
+		k := strings.Index(rest[i:], marker)
+		if k < 0 {
+			return false
+		}
+		if k += i; k >= 20 && len(rest)-k-len(marker) >= 20 {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // atlasLead: a Terraform Cloud token has 14 alphanumerics before
