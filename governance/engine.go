@@ -88,6 +88,10 @@ type Decision struct {
 	// Prompt is the prompt after pre-flight redactions (equal to the input
 	// when nothing was redacted); Full Control forwards this one to the LLM.
 	Prompt string `json:"-"`
+	// RecordPrompt is the prompt a trace may keep: Prompt, and on a block
+	// also without what the blocking rules found (a secret that stopped the
+	// request is not stored either).
+	RecordPrompt string `json:"-"`
 	// Stage of the strongest reason ("" when nothing fired).
 	Stage        Stage       `json:"stage,omitempty"`
 	Reasons      []Reason    `json:"reasons"`
@@ -412,8 +416,29 @@ func (c *Compiled) Verify(in Input) Decision {
 		d.AnswerChanged = d.Answer != in.Answer
 	}
 	d.Prompt = redact(in.Prompt, findings, StagePre, nil)
+	d.RecordPrompt = d.Prompt
+	if d.Governance == ActionBlock {
+		d.RecordPrompt = redactBlocked(in.Prompt, findings)
+	}
 	d.Explanation.Summary = summary(d)
 	return d
+}
+
+// redactBlocked redacts from prompt, for the record, what the pre-flight
+// findings of a blocking rule found that has a placeholder (a secret, an
+// e-mail): a block removes nothing from the prompt, yet what the policy
+// refused to pass must not reach the log, the store or the lake either.
+// prompt is the original (the findings' spans index it); it is redacted
+// by the rewrite and the blocking findings in one pass.
+func redactBlocked(prompt string, findings []Finding) string {
+	both := make([]Finding, 0, len(findings))
+	for _, f := range findings {
+		if f.Action == ActionBlock {
+			f.Action = ActionRewrite
+		}
+		both = append(both, f)
+	}
+	return redact(prompt, both, StagePre, nil)
 }
 
 // RedactTool returns a tool output with the tool stage's rewrite rules

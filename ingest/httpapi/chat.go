@@ -414,6 +414,7 @@ func (s *Server) postChat(c echo.Context) error {
 
 	// Pre-flight: the prompt and every tool output, before the LLM sees them.
 	pre := pol.Verify(governance.Input{Prompt: lastUser, ToolResult: toolText})
+	tr.Prompt = pre.RecordPrompt // a blocked secret is not recorded either
 	if pre.Governance != governance.ActionBlock {
 		// The earlier user turns, the client's and the stored session's
 		// alike: a stored turn passed when it was new, but the policy may

@@ -160,6 +160,13 @@ func TestChatCost(t *testing.T) {
 		require.Zero(t, *tr.CostUSD)
 	})
 
+	t.Run("a secret that blocks pre-flight is not recorded", func(t *testing.T) {
+		ce.log.reset()
+		tr := trace(ce.chat(map[string]any{"prompt": "deploy with AKIAIOSFODNN7EXAMPLF please"}))
+		require.Equal(t, schemas.StatusBlocked, tr.Status)
+		require.Equal(t, "deploy with [SECRET] please", tr.Prompt)
+	})
+
 	t.Run("unknown model stays null", func(t *testing.T) {
 		other := ce.createApp(ce.acct, map[string]any{"name": "custom", "mode": "full_control", "provider": "openai", "model": "acme-internal-llm"})
 		ce.log.reset()

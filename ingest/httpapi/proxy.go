@@ -278,6 +278,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	var findings []governance.Finding
 	if mode == modeGuard || mode == modeFull {
 		pre := pol.Verify(governance.Input{Prompt: prompt, ToolResult: strings.Join(tools, "\n\n")})
+		tr.Prompt = pre.RecordPrompt // a blocked secret is not recorded either
 		var redacted map[int]string
 		if pre.Governance != governance.ActionBlock {
 			// Earlier user turns: an attack there reaches the LLM as surely

@@ -708,6 +708,17 @@ func TestProxyBadUpstream(t *testing.T) {
 	})
 }
 
+// TestProxyGuardBlockedSecretNotRecorded: a secret that blocks the
+// request pre-flight is neither forwarded nor kept in the trace.
+func TestProxyGuardBlockedSecretNotRecorded(t *testing.T) {
+	pe := newProxyEnv(t, "")
+	r := pe.call(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"deploy with AKIAIOSFODNN7EXAMPLF please"}]}`, "X-Service-Mode", "guard")
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.Equal(t, "service_blocked", r.JSON(t)["system_fingerprint"])
+	require.Empty(t, pe.fake.Received(), "nothing was forwarded")
+	require.Equal(t, "deploy with [SECRET] please", pe.traceOf(t, r).Prompt)
+}
+
 // TestProxyGuardEarlierTurns: guard judges every user turn of the
 // conversation a client sends, not only the last one; observe forwards.
 func TestProxyGuardEarlierTurns(t *testing.T) {

@@ -187,7 +187,7 @@ func decisionTrace(dec governance.Decision, requestID string, start, finished ti
 	tr := schemas.Trace{
 		RequestID: requestID, Mode: schemas.ModeSDK, StartedAt: start, FinishedAt: &fin, LatencyMs: &latency,
 		Status: statusOf(dec.Governance), FinalDecision: string(dec.Governance), RiskScore: &risk,
-		PolicyHits: policyHits(dec.Findings), Prompt: dec.Prompt, Answer: dec.Answer,
+		PolicyHits: policyHits(dec.Findings), Prompt: dec.RecordPrompt, Answer: dec.Answer,
 	}
 	meta := map[string]any{"mismatch_type": dec.MismatchType, "answer_changed": dec.AnswerChanged}
 	if dec.Stage != "" {

@@ -82,6 +82,19 @@ func TestVerifyDecisions(t *testing.T) {
 	}
 }
 
+// TestVerifyBlockedSecretNotRecorded: a secret that blocks the prompt is
+// not kept in the trace either (the e-mail, which the default policy only
+// records in prompts, is).
+func TestVerifyBlockedSecretNotRecorded(t *testing.T) {
+	e := newEnv(t)
+	app := e.verifyApp(e.signup("s@example.com"))
+	r := e.postVerify(app.Key, map[string]any{"prompt": "use key AKIAIOSFODNN7EXAMPLF, mail bob@example.com", "answer": "done"})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.Equal(t, "block", r.JSON(t)["governance"])
+	tr := e.log.all()[0].Trace
+	require.Equal(t, "use key [SECRET], mail bob@example.com", tr.Prompt)
+}
+
 func TestVerifyHeadersRecorded(t *testing.T) {
 	e := newEnv(t)
 	app := e.verifyApp(e.signup("h@example.com"))
