@@ -32,6 +32,7 @@ func evalCategories() []evalCategory {
 // datasets (make eval).
 func cmdEval(_ context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stdout)
 	datasets := fs.String("datasets", "../shared/datasets", "directory of the labelled development datasets")
 	only := fs.String("only", "", "run one category: pii, secrets, injection or grounding")
 	if err := fs.Parse(args); err != nil {

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -74,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &ue) && errors.Is(ue.error, flag.ErrHelp):
+		return 0 // "-h": the flag set has printed the flags
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "gateway %s: %v\n", args[0], err)
 		return 2
