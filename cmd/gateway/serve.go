@@ -49,7 +49,7 @@ func serveFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.Role, "role", cfg.Role, "all (api + processors + embedded broker when KAFKA_BROKERS is unset), api or processor")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (GATEWAY_ADDR)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory: SQLite, lake, embedded broker (GATEWAY_DATA_DIR)")
-	fs.BoolVar(&cfg.Demo, "demo", false, "create a demo organisation and print a fresh Events API key (loopback only)")
+	fs.BoolVar(&cfg.Demo, "demo", false, "create a demo organisation (once) and demo Events, Verify and Full Control applications, and print their API keys and a console token (loopback only)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, usageError{err}
 	}
