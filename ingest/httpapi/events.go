@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -64,7 +65,11 @@ func (s *Server) serviceApp(c echo.Context, mode, endpoint string) (query.App, e
 	c.Set(keyOrgID, app.OrgID)
 	c.Set(keyAppID, app.ID)
 	if app.Mode != mode {
-		return app, fail(http.StatusForbidden, "this API key belongs to a %s-mode application; %s accepts only keys of %s-mode applications", app.Mode, endpoint, mode)
+		article := "a"
+		if strings.HasPrefix(app.Mode, "e") { // events
+			article = "an"
+		}
+		return app, fail(http.StatusForbidden, "this API key belongs to %s %s-mode application; %s accepts only keys of %s-mode applications", article, app.Mode, endpoint, mode)
 	}
 	return app, nil
 }

@@ -237,3 +237,28 @@ func TestEventsMetrics(t *testing.T) {
 	require.Contains(t, body, `gateway_events_total{outcome="rejected"} 1`)
 	require.Contains(t, body, `gateway_http_request_duration_seconds_count{code="207",method="POST",route="/v1/events"} 1`)
 }
+
+// TestWrongModeMessage: the 403 for a key of another mode reads as English
+// ("an events-mode application", not "a events-mode") and names both modes
+// and the path called.
+func TestWrongModeMessage(t *testing.T) {
+	e := newEnv(t)
+	acct := e.signup("mode@example.com")
+	events := e.eventsApp(acct)
+	verify := e.createApp(acct, map[string]any{"name": "v", "mode": "verify"})
+	for _, tc := range []struct {
+		path, key string
+		body      any
+		want      string
+	}{
+		{"/v1/verify", events.Key, map[string]any{"answer": "x"},
+			"this API key belongs to an events-mode application; POST /v1/verify accepts only keys of verify-mode applications"},
+		{"/v1/events", verify.Key, event("m-1"),
+			"this API key belongs to a verify-mode application; POST /v1/events accepts only keys of events-mode applications"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			m := requireError(t, e.do("POST", tc.path, tc.body, "X-API-Key", tc.key), http.StatusForbidden)
+			require.Equal(t, tc.want, m["error"])
+		})
+	}
+}
