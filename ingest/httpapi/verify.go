@@ -100,7 +100,14 @@ func (s *Server) postVerify(c echo.Context) error {
 	var vb verifyBody
 	if !decodeVerifyBody(body, &vb) {
 		vb = verifyBody{} // the fast path may have set some fields
-		err = json.Unmarshal(body, &vb)
+		if err = json.Unmarshal(body, &vb); err == nil {
+			// encoding/json keeps the last of {"answer":…,"Answer":…};
+			// the caller's own reader may keep another: one text would
+			// be judged and another used.
+			if path, dup := governance.DuplicateKey(body); dup {
+				return fail(http.StatusBadRequest, "member %q is given twice (names match case-insensitively): send each field once", path)
+			}
+		}
 	}
 	if err != nil {
 		var te *json.UnmarshalTypeError

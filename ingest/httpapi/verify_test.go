@@ -126,6 +126,10 @@ func TestVerifyBadInput(t *testing.T) {
 		{"not json", `{"answer": `, nil, 400, "JSON"},
 		{"array body", `["answer"]`, nil, 400, "JSON object"},
 		{"invalid utf-8", "{\"answer\": \"\xff\xfe\"}", nil, 400, "UTF-8"},
+		// encoding/json keeps the last: the gateway would judge "x" and a
+		// first-wins reader of the same body use the key.
+		{"answer given twice", `{"answer": "AKIAIOSFODNN7EXAMPLF", "answer": "x"}`, nil, 400, `"answer" is given twice`},
+		{"answer given twice up to case", `{"answer": "AKIAIOSFODNN7EXAMPLF", "Answer": "x"}`, nil, 400, `"Answer" is given twice`},
 		{"answer too long", map[string]any{"answer": strings.Repeat("a", MaxVerifyAnswer+1)}, nil, 400, "limit"},
 		{"body too large", map[string]any{"answer": strings.Repeat("a", VerifyBodyLimit)}, nil, 413, "limit"},
 		{"bad header", map[string]any{"answer": "a"}, []string{"X-Use-Case", strings.Repeat("x", 300)}, 400, "X-Use-Case"},
