@@ -8,9 +8,10 @@ import "github.com/governance-gateway/gateway/schemas"
 // own fast decoder (schemas.DecodeStringMembers). It reports false for
 // anything else (another name, since encoding/json also matches other cases
 // of these; a name given twice; another value type; bad JSON), and the
-// caller then runs json.Unmarshal for its exact result and error. encoding/json validates the
-// whole body and then decodes it, about 0.1 ms for the benchmark's 10 KB on
-// this machine; one pass costs a fraction of that.
+// caller then runs json.Unmarshal for its exact result and error.
+// encoding/json validates the whole body and then decodes it, about 0.1 ms
+// for the benchmark's 10 KB on this machine; one pass costs a fraction of
+// that.
 func decodeVerifyBody(body []byte, vb *verifyBody) bool {
 	var seen uint8
 	return schemas.DecodeStringMembers(body, func(name []byte, v *string) bool {
