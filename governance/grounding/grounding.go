@@ -89,7 +89,7 @@ type quantity struct {
 
 // Check compares answer with source. An empty source skips the check.
 func (c *Checker) Check(answer, source string) Result {
-	if source == "" || answer == "" {
+	if source == "" || answer == "" || noClaim(answer) {
 		return Result{Mismatch: None, Confidence: 1}
 	}
 	if len(source) > maxSourceBytes {
@@ -2781,3 +2781,37 @@ func trimSpan(s string, st, en int) scan.Span {
 	}
 	return scan.Span{Start: st, End: en}
 }
+
+// noClaim reports a short answer that states nothing a source could
+// support or contradict: an acknowledgement, a greeting or an abstention
+// ("OK, done.", "Thanks for waiting!", "I don't know."), every word of it
+// one of noClaimWords. Read word by word, such an answer was all
+// unsupported, and the default policy acted on a "Done." after a tool call.
+func noClaim(answer string) bool {
+	if len(answer) > 160 {
+		return false
+	}
+	words := 0
+	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
+		w = strings.ToLower(strings.ReplaceAll(w, "’", "'"))
+		if !noClaimWords[w] {
+			return false
+		}
+		words++
+	}
+	return words > 0
+}
+
+// noClaimWords: acknowledgements, greetings, thanks, abstentions and the
+// function words they are made of. No content word, name or number.
+var noClaimWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`ok okay k done sure thanks thank thx you your noted got it understood
+		alright all right fine great perfect cool will do did i i'll i'm i've i'd we we'll we're let me us
+		check look into that this on for waiting wait moment a one just please hello hi hey welcome sorry
+		no problem worries don't do not know am sure can't cannot say tell unsure yet help anything else
+		with happy to be of glad the is are was it's that's there here again good sounds yes yeah nope`) {
+		m[w] = true
+	}
+	return m
+}()

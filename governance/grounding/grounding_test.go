@@ -695,3 +695,29 @@ func BenchmarkCheckFlood(b *testing.B) {
 		})
 	}
 }
+
+// TestNoClaim: an acknowledgement, greeting or abstention states nothing
+// to ground; an answer with one content word, name or number still does.
+func TestNoClaim(t *testing.T) {
+	const source = "The payment was approved on 3 May for 120 EUR."
+	tests := []struct {
+		answer string
+		want   string
+	}{
+		{"ok", None},
+		{"OK, done.", None},
+		{"Sure, thanks!", None},
+		{"Thanks for waiting!", None},
+		{"I don’t know.", None},
+		{"Noted, I'll look into it.", None},
+		{"Paris", Unsupported},
+		{"Done, refunded.", Unsupported},
+		{"OK, the payment was rejected.", Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.answer, func(t *testing.T) {
+			require.Equal(t, tt.want, c.Check(tt.answer, source).Mismatch)
+		})
+	}
+}
