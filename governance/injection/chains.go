@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/governance-gateway/gateway/governance/scan"
 )
 
 // A chainMatcher decides a signal regexp without running Go's regexp on
@@ -643,73 +645,28 @@ func expand(re *syntax.Regexp) [][]rune {
 	panic(fmt.Sprintf("injection: %v is not a small set of literals", re))
 }
 
-// build makes the automaton of m.lits: a trie over byte columns (bytes no
-// literal uses share column 0), completed breadth first into a DFA whose
-// states list the literals ending there, their failure states' included.
+// build makes the automaton of m.lits (scan.NewAutomaton).
 func (m *chainMatcher) build() {
-	var used [256]bool
-	total := 0
-	for _, l := range m.lits {
-		for i := 0; i < len(l.s); i++ {
-			used[l.s[i]] = true
-		}
-		total += len(l.s)
+	words := make([]string, len(m.lits))
+	for i, l := range m.lits {
+		words[i] = l.s
 	}
-	m.ncol = 1
-	for b, u := range used {
-		if u {
-			m.class[b] = uint8(m.ncol)
-			m.ncol++
-		}
+	ac, ok := scan.NewAutomaton(words, 0)
+	if !ok {
+		panic("injection: the literals use every byte value") // TestFastSignalsRunNoRegexp builds them all
 	}
-	nc := m.ncol
-	delta := make([]int32, nc)
-	ends := [][]int32{nil}
-	for li, l := range m.lits {
-		st := int32(0)
-		for i := 0; i < len(l.s); i++ {
-			c := int(m.class[l.s[i]])
-			nx := delta[int(st)*nc+c]
-			if nx == 0 {
-				nx = int32(len(ends))
-				ends = append(ends, nil)
-				delta = append(delta, make([]int32, nc)...)
-				delta[int(st)*nc+c] = nx
-			}
-			st = nx
-		}
-		ends[st] = append(ends[st], int32(li))
-	}
-	fail := make([]int32, len(ends))
-	m.out = make([][]int32, len(ends))
-	var queue []int32
-	for c := range nc {
-		if nx := delta[c]; nx != 0 {
-			queue = append(queue, nx)
-		}
-	}
-	for qi := 0; qi < len(queue); qi++ {
-		st := queue[qi]
-		m.out[st] = append(slices.Clip(ends[st]), m.out[fail[st]]...)
-		for c := range nc {
-			if nx := delta[int(st)*nc+c]; nx != 0 {
-				fail[nx] = delta[int(fail[st])*nc+c]
-				queue = append(queue, nx)
-			} else {
-				delta[int(st)*nc+c] = delta[int(fail[st])*nc+c]
-			}
-		}
-	}
+	m.class, m.ncol, m.out = ac.Class, ac.Cols, ac.Out
 	// Entries become the next state's row, doubled, plus one when
 	// literals end there: no multiply per byte, and the common case (none)
 	// decided without loading out.
-	for i, nx := range delta {
-		delta[i] = nx * int32(nc) << 1
+	nc := int32(m.ncol)
+	m.delta = make([]int32, len(ac.Delta))
+	for i, nx := range ac.Delta {
+		m.delta[i] = nx * nc << 1
 		if len(m.out[nx]) > 0 {
-			delta[i] |= 1
+			m.delta[i] |= 1
 		}
 	}
-	m.delta = slices.Clone(delta) // without append's spare capacity
 }
 
 // chainMark is where a literal that completes a stage ended: its byte

@@ -475,78 +475,22 @@ func buildAutomaton(kws []keyword) *automaton {
 	if len(kws) == 0 {
 		return nil
 	}
-	a := &automaton{}
-	var used [256]bool
-	total := 0
-	for _, k := range kws {
-		for i := 0; i < len(k.phrase); i++ {
-			used[k.phrase[i]] = true
-		}
-		total += len(k.phrase)
+	phrases := make([]string, len(kws))
+	for i, k := range kws {
+		phrases[i] = k.phrase
 	}
-	a.nclass = 1
-	for b := range used {
-		if used[b] {
-			a.class[b] = uint8(a.nclass)
-			a.nclass++
-		}
-	}
-	if a.nclass > 255 || (total+1)*a.nclass > maxAutomatonCells {
+	ac, ok := scan.NewAutomaton(phrases, maxAutomatonCells)
+	if !ok {
 		return nil
 	}
-	nc := a.nclass
-	// The trie: delta holds its edges (0 = none, the root has id 0).
-	delta := make([]int32, nc, (total+1)*nc)
-	var ends [][]int32 // state -> keywords ending exactly there
-	ends = append(ends, nil)
-	for ki, k := range kws {
-		st := int32(0)
-		for i := 0; i < len(k.phrase); i++ {
-			c := int(a.class[k.phrase[i]])
-			nx := delta[int(st)*nc+c]
-			if nx == 0 {
-				nx = int32(len(ends))
-				ends = append(ends, nil)
-				delta = append(delta, make([]int32, nc)...)
-				delta[int(st)*nc+c] = nx
-			}
-			st = nx
-		}
-		ends[st] = append(ends[st], int32(ki))
-	}
-	n := len(ends)
-	// Breadth first: failure links, full transitions, and the outputs of
-	// each state (its own keywords, then those of its failure state).
-	fail := make([]int32, n)
-	outs := make([][]int32, n)
-	queue := make([]int32, 0, n)
-	for c := 0; c < nc; c++ {
-		if nx := delta[c]; nx != 0 {
-			fail[nx] = 0
-			queue = append(queue, nx)
-		}
-	}
-	for qi := 0; qi < len(queue); qi++ {
-		st := queue[qi]
-		outs[st] = append(append([]int32(nil), ends[st]...), outs[fail[st]]...)
-		for c := 0; c < nc; c++ {
-			nx := delta[int(st)*nc+c]
-			if nx != 0 {
-				fail[nx] = delta[int(fail[st])*nc+c]
-				queue = append(queue, nx)
-			} else {
-				delta[int(st)*nc+c] = delta[int(fail[st])*nc+c]
-			}
-		}
-	}
-	a.delta = delta
-	a.outOff = make([]int32, n+1)
-	for st := 0; st < n; st++ {
-		a.outOff[st+1] = a.outOff[st] + int32(len(outs[st]))
-		a.out = append(a.out, outs[st]...)
+	a := &automaton{class: ac.Class, nclass: ac.Cols, delta: ac.Delta}
+	a.outOff = make([]int32, len(ac.Out)+1)
+	for st, o := range ac.Out {
+		a.outOff[st+1] = a.outOff[st] + int32(len(o))
+		a.out = append(a.out, o...)
 	}
 	for b := 0; b < 256; b++ {
-		a.first[b] = delta[int(a.class[b])] != 0
+		a.first[b] = a.delta[int(a.class[b])] != 0
 	}
 	return a
 }
