@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFamilySignals: the attack families of FeatureVersion 5, each by its
+// TestFamilySignals: the attack families of FeatureVersion 5 and on, each by its
 // structure (texts written for the test, not taken from the datasets).
 func TestFamilySignals(t *testing.T) {
 	cases := []struct{ text, signal string }{

@@ -22,7 +22,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 5
+const FeatureVersion = 6 // 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -739,7 +739,7 @@ func signals(buf []byte, raw, normText string) ([]string, []byte) {
 }
 
 func moreSignals(out []string, raw, normText string) []string {
-	if strings.Count(normText, "?") >= manyQuestions {
+	if strings.Count(normText, "?") >= manyQuestions && !transcript(raw) {
 		out = append(out, "many_questions")
 	}
 	if pigLatin(normText) {
@@ -765,6 +765,76 @@ func moreSignals(out []string, raw, normText string) []string {
 // manyQuestions question marks in one message: burying one request among
 // many unrelated ones ("overload with information").
 const manyQuestions = 4
+
+// transcript reports a conversation between people: at least
+// transcriptTurns turns opened by a speaker label ("Lola:", "Front desk:")
+// at the start of a line, or after " . " as some exports join lines, by
+// two or more speakers none of which is a model role (user, assistant,
+// system, ...: a fabricated model dialogue is an attack form, few_shot).
+// Questions are what such a text is made of, so many_questions says
+// nothing there: a pasted chat to summarise is not a barrage of probes.
+// It reads the first maxFeatureBytes of raw.
+func transcript(raw string) bool {
+	raw = raw[:min(len(raw), maxFeatureBytes)]
+	var names []string
+	turns := 0
+	for p := 0; p < len(raw); p++ {
+		if p > 0 && raw[p-1] != '\n' && (p < 3 || raw[p-3:p] != " . ") {
+			continue
+		}
+		name, ok := speakerLabel(raw[p:])
+		if !ok {
+			continue
+		}
+		if speakerRoles[strings.ToLower(name)] {
+			return false
+		}
+		turns++
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		if turns >= transcriptTurns && len(names) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// transcriptTurns is how many speaker turns make a transcript.
+const transcriptTurns = 3
+
+// speakerLabel reads "Name: " at the start of s: one to three words of
+// ASCII letters and digits ("Student 1"), the first starting with a
+// capital, within 24 bytes, then a colon and a space.
+func speakerLabel(s string) (string, bool) {
+	i := 0
+	for w := 0; w < 3; w++ {
+		st := i
+		for i < len(s) && i < 24 && (isASCIILetter(s[i]) || (i > st || w > 0) && s[i] >= '0' && s[i] <= '9') {
+			i++
+		}
+		if i == st || w == 0 && (s[st] < 'A' || s[st] > 'Z') {
+			return "", false
+		}
+		if i+1 < len(s) && s[i] == ':' && s[i+1] == ' ' {
+			return s[:i], true
+		}
+		if i >= len(s) || s[i] != ' ' {
+			return "", false
+		}
+		i++
+	}
+	return "", false
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// speakerRoles are labels of model dialogues, not of people.
+var speakerRoles = map[string]bool{
+	"user": true, "assistant": true, "system": true, "human": true, "ai": true, "bot": true, "chatbot": true,
+	"gpt": true, "chatgpt": true, "model": true, "developer": true, "q": true, "a": true, "question": true,
+	"answer": true, "input": true, "output": true, "instruction": true, "response": true, "prompt": true, "dan": true,
+}
 
 // BareTrigger is the feature of a text that has a trigger word ("ignore",
 // "bypass", "jailbreak", "developer mode", ".gitignore") but none of the
