@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -63,7 +65,46 @@ func Injection(datasetsDir string) ([]Table, error) {
 	note := fmt.Sprintf("Attack sets: recall (TP/FN); benign sets: false-positive rate (FP/TN); threshold %.2f. The project corpus (%d lines, governance/injection/corpus) is in every training fold and never scored. gptfuzzer templates are filled with a fixed question.", injection.Threshold, len(corpus))
 	in.Notes = []string{note}
 	cv.Notes = []string{note, "Reference points (other data): Lakera Guard 98.1% and ProtectAI deberta v2 91.6% balanced accuracy on PINT; NeMo heuristic 31% recall at 7.4% FPR."}
-	return []Table{in, cv}, nil
+	benign, err := unseenBenign(datasetsDir, embedded)
+	if err != nil {
+		return nil, err
+	}
+	return []Table{in, cv, benign}, nil
+}
+
+// unseenBenign scores the embedded model on benign documents of another
+// kind that no training set holds: the distinct SummEdits source documents
+// (chat dialogues, sales e-mails, paper abstracts), each one text.
+func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
+	tab := Table{Category: "Prompt injection (embedded model on benign documents it never saw)"}
+	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
+		path := filepath.Join(dir, "grounding", "summedits_"+f+".json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return Table{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		var rows []summEdit
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return Table{}, fmt.Errorf("decode %s: %w", path, err)
+		}
+		row := Row{Label: "SummEdits " + f + " documents", Target: "FPR<=0.05"}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			if seen[r.Doc] {
+				continue
+			}
+			seen[r.Doc] = true
+			if score, _ := sc.Score(r.Doc); score >= injection.Threshold {
+				row.FP++
+			} else {
+				row.TN++
+			}
+		}
+		row.Pass = row.FPR() <= 0.05
+		tab.Rows = append(tab.Rows, row)
+	}
+	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat is a known false positive (docs/governance.md, Prompt injection, \"Known false positives\")."}
+	return tab, nil
 }
 
 func injectionRows(sets []train.Set, flagged func(set, i int) bool) []Row {
