@@ -2792,7 +2792,9 @@ func noClaim(answer string) bool {
 		return false
 	}
 	words := 0
-	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
+	for _, w := range strings.FieldsFunc(answer, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	}) {
 		w = strings.ToLower(strings.ReplaceAll(w, "’", "'"))
 		if !noClaimWords[w] {
 			return false

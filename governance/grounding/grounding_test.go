@@ -712,6 +712,7 @@ func TestNoClaim(t *testing.T) {
 		{"Noted, I'll look into it.", None},
 		{"Paris", Unsupported},
 		{"Done, refunded.", Unsupported},
+		{"Done: 3.", Unsupported},
 		{"OK, the payment was rejected.", Contradiction},
 	}
 	c := New()
