@@ -103,7 +103,7 @@ func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
 		row.Pass = row.FPR() <= 0.05
 		tab.Rows = append(tab.Rows, row)
 	}
-	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat is a known false positive (docs/governance.md, Prompt injection, \"Known false positives\")."}
+	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\")."}
 	return tab, nil
 }
 

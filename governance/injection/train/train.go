@@ -21,21 +21,23 @@ type Example struct {
 type Config struct {
 	Epochs int     // default 12
 	Rate   float64 // default 0.2
-	L2     float64 // default 1e-6
-	Seed   uint64  // default 1
+	// L2 shrinks every weight an example touches by L2 times itself
+	// (lazily: only the example's features). Default 3e-4 (1e-6 before
+	// the casual-chat corpus lines): chosen with PosWeight on the mean of
+	// training seeds 1-6 of the cross-validated eval, it keeps the model
+	// from leaning on n-grams that only a few rows hold, which is what made
+	// casual chat and long repetitive text score as attacks
+	// (docs/governance.md, "Known false positives").
+	L2   float64
+	Seed uint64 // default 1
 	// PosWeight multiplies the balanced weight of attacks: missing an
 	// attack costs more than a false alarm up to the FPR budget. Default
-	// 2.6. It was 2.75, chosen on the cross-validated eval (mean of six
-	// training seeds) together with injection.NoSignalFloor: with
-	// FeatureVersion 5's signals, 2.75 and a floor of 0.4 catch 5 more
-	// cyberseceval rows than 2.5 and 0.3 at a lower wildguard FPR; higher
-	// weights flag plain questions such as "What is our refund policy?".
-	// The 200 casual-chat corpus lines (corpus/gen_chat.py) raise the
-	// attacks' weight relative to the benign examples' (it grows with the
-	// benign count); 2.6 is the weight at which the training seed's
-	// cross-validated table keeps cyberseceval 227/251 and gptfuzzer 77/77
-	// without a held-out scitldr false positive (docs/governance.md, "Known
-	// false positives", also for the mean over six seeds).
+	// 3.0 with L2 3e-4. It was 2.75 with L2 1e-6, chosen on the
+	// cross-validated eval (mean of six training seeds) together with
+	// injection.NoSignalFloor: with FeatureVersion 5's signals, 2.75 and a
+	// floor of 0.4 catch 5 more cyberseceval rows than 2.5 and 0.3 at a
+	// lower wildguard FPR; higher weights flag plain questions such as
+	// "What is our refund policy?".
 	PosWeight float64
 }
 
@@ -59,13 +61,13 @@ func Fit(ex []Example, feats [][]uint32, cfg Config) *injection.Model {
 		cfg.Rate = 0.2
 	}
 	if cfg.L2 == 0 {
-		cfg.L2 = 1e-6
+		cfg.L2 = 3e-4
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
 	}
 	if cfg.PosWeight == 0 {
-		cfg.PosWeight = 2.6
+		cfg.PosWeight = 3.0
 	}
 	pos := 0
 	for _, e := range ex {
