@@ -102,7 +102,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK = false, false, false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK = false, false, false, false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -465,6 +465,11 @@ type state struct {
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.
 	negOnly []uint8
+
+	// timeUnitSwap's index of the source tokens naming a unit of time
+	// (sourceUnitToks).
+	unitToks   []int32
+	unitToksOK bool
 }
 
 var statePool = sync.Pool{New: func() any {

@@ -680,6 +680,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		{"antonym-affix", "useless tools. ", "useful stuff. "},
 		{"antonym-used", "the guilty man innocent. ", "the innocent man. "},
 		{"negation", "apps work fine. ", "they do not work. apps run fine. "},
+		// A unit of time the source lacks, in a source naming none (33 s
+		// a Check when each such answer word read the whole source).
+		{"time-unit", "hourly pay. ", "the fixed pay. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
