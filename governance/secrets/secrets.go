@@ -403,7 +403,9 @@ func gateStartTable(gates []string) (t [256]bool) {
 		c := rune(g[0])
 		t[c] = true
 		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-			t[utf8.AppendRune(nil, f)[0]] = true
+			var b [utf8.UTFMax]byte // not AppendRune(nil, …): this runs per call
+			utf8.EncodeRune(b[:], f)
+			t[b[0]] = true
 		}
 	}
 	return t
