@@ -59,14 +59,9 @@ func Grounding(datasetsDir string) ([]Table, error) {
 	halfFile := map[string]*[2]Row{}
 	docNo := 0
 	for _, f := range []string{"sales_email", "samsum", "scitldr"} {
-		path := filepath.Join(dir, "summedits_"+f+".json")
-		b, err := os.ReadFile(path)
+		rows, err := loadSummEdits(datasetsDir, f)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		var rows []summEdit
-		if err := json.Unmarshal(b, &rows); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", path, err)
+			return nil, err
 		}
 		row := Row{Label: "SummEdits " + f, Target: "bal.acc>=0.70"}
 		docs := map[string]int{}
@@ -174,4 +169,19 @@ func count(r *Row, positive, flagged bool) {
 	default:
 		r.TN++
 	}
+}
+
+// loadSummEdits reads the SummEdits file of one domain (sales_email,
+// samsum, scitldr) under datasetsDir/grounding.
+func loadSummEdits(datasetsDir, domain string) ([]summEdit, error) {
+	path := filepath.Join(datasetsDir, "grounding", "summedits_"+domain+".json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var rows []summEdit
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", path, err)
+	}
+	return rows, nil
 }

@@ -1,9 +1,7 @@
 package eval
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 
@@ -78,14 +76,9 @@ func Injection(datasetsDir string) ([]Table, error) {
 func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
 	tab := Table{Category: "Prompt injection (embedded model on benign documents it never saw)"}
 	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
-		path := filepath.Join(dir, "grounding", "summedits_"+f+".json")
-		b, err := os.ReadFile(path)
+		rows, err := loadSummEdits(dir, f)
 		if err != nil {
-			return Table{}, fmt.Errorf("read %s: %w", path, err)
-		}
-		var rows []summEdit
-		if err := json.Unmarshal(b, &rows); err != nil {
-			return Table{}, fmt.Errorf("decode %s: %w", path, err)
+			return Table{}, err
 		}
 		row := Row{Label: "SummEdits " + f + " documents", Target: "FPR<=0.05"}
 		seen := map[string]bool{}
