@@ -465,8 +465,7 @@ func (s *Server) postChat(c echo.Context) error {
 	// session's stored history.
 	newMsgs := msgs[len(history):]
 	if userIdx >= 0 && pre.Prompt != lastUser {
-		msgs[userIdx].Content = pre.Prompt // pre-flight redaction
-		tr.Prompt = pre.Prompt
+		msgs[userIdx].Content = pre.Prompt // pre-flight redaction (tr.Prompt has it: RecordPrompt)
 	}
 
 	llmReq := llm.Request{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens,

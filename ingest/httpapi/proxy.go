@@ -298,7 +298,6 @@ func (s *Server) proxyChat(c echo.Context) error {
 			var edits []jsonEdit
 			if pre.Prompt != prompt {
 				edits = append(edits, contentEdits(pol, pr.Messages[promptIdx].Content, promptIdx, pre.Prompt)...)
-				tr.Prompt = pre.Prompt
 			}
 			for k, v := range redacted {
 				edits = append(edits, contentEdits(pol, pr.Messages[earlierIdx[k]].Content, earlierIdx[k], v)...)
