@@ -15,7 +15,7 @@ import (
 
 func main() {
 	datasets := flag.String("datasets", "../shared/datasets", "directory of the development datasets")
-	corpus := flag.String("corpus", "governance/injection/corpus/project.jsonl", "project corpus (JSON lines {text, attack})")
+	corpus := flag.String("corpus", "governance/injection/corpus", "directory of the project corpus (*.jsonl, lines {text, attack})")
 	out := flag.String("out", "governance/injection/model.bin", "model file to write")
 	flag.Parse()
 	if err := run(*datasets, *corpus, *out); err != nil {
@@ -29,10 +29,11 @@ func run(datasets, corpus, out string) error {
 	if err != nil {
 		return err
 	}
-	ex, err := train.LoadCorpus(corpus)
+	ex, err := train.LoadCorpusDir(corpus)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(os.Stderr, "train-injection: corpus: %d examples\n", len(ex))
 	for _, s := range sets {
 		ex = append(ex, s.Examples...)
 		fmt.Fprintf(os.Stderr, "train-injection: %s: %d examples\n", s.Name, len(s.Examples))

@@ -46,7 +46,6 @@ func expectedType(r summEdit) string {
 // flagged = any mismatch type other than none.
 func Grounding(datasetsDir string) ([]Table, error) {
 	c := grounding.New()
-	dir := filepath.Join(datasetsDir, "grounding")
 	tab := Table{Category: "Grounding (answer vs source)"}
 	overall := Row{Label: "SummEdits all files (consistent vs inconsistent)", Target: "bal.acc>=0.70"}
 	numeric := Row{Label: "SummEdits numeric-edit rows vs consistent rows", Target: "bal.acc>=0.90"}
@@ -99,33 +98,19 @@ func Grounding(datasetsDir string) ([]Table, error) {
 	numeric.Pass = numeric.BalancedAccuracy() >= 0.90
 
 	halu := Row{Label: "HaluEval QA (right vs hallucinated answer)", Target: "bal.acc>=0.85"}
-	path := filepath.Join(dir, "halueval_qa_one_turn.json")
-	f, err := os.Open(path)
+	haluRows, err := loadHaluEval(datasetsDir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var haluHalf [2]Row
-	for n := 1; sc.Scan(); n++ {
-		var r struct {
-			Knowledge    string `json:"knowledge"`
-			Right        string `json:"right_answer"`
-			Hallucinated string `json:"hallucinated_answer"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", path, err)
-		}
+	for i, r := range haluRows {
+		n := i + 1
 		right := c.Check(r.Right, r.Knowledge).Mismatch != grounding.None
 		hallucinated := c.Check(r.Hallucinated, r.Knowledge).Mismatch != grounding.None
 		count(&halu, false, right)
 		count(&halu, true, hallucinated)
 		count(&haluHalf[n%2], false, right)
 		count(&haluHalf[n%2], true, hallucinated)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	halu.Pass = halu.BalancedAccuracy() >= 0.85
 
@@ -169,6 +154,37 @@ func count(r *Row, positive, flagged bool) {
 	default:
 		r.TN++
 	}
+}
+
+// haluRow is one HaluEval QA row.
+type haluRow struct {
+	Knowledge    string `json:"knowledge"`
+	Right        string `json:"right_answer"`
+	Hallucinated string `json:"hallucinated_answer"`
+}
+
+// loadHaluEval reads HaluEval QA (JSON lines) under datasetsDir/grounding.
+func loadHaluEval(datasetsDir string) ([]haluRow, error) {
+	path := filepath.Join(datasetsDir, "grounding", "halueval_qa_one_turn.json")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	var out []haluRow
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r haluRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", path, err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
 }
 
 // loadSummEdits reads the SummEdits file of one domain (sales_email,

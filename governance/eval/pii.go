@@ -49,6 +49,21 @@ var (
 // (the development set), then on the Faker benchmark's held-out test split
 // and its dev split.
 func PII(datasetsDir string) ([]Table, error) {
+	rows, err := loadPresidio(datasetsDir)
+	if err != nil {
+		return nil, err
+	}
+	tab := piiTable("PII (presidio synth v2, 1,500 texts)", rows, false)
+	tab.Notes = []string{"A prediction (confidence >= 0.5) of type T is a TP when it overlaps a gold span of T, else a FP; a gold span of T no prediction of T overlaps is a FN. TN is not defined for span detection, nor are FPR and balanced accuracy (—). Presidio's default analyzer: P 0.685 / R 0.603 overall (all entity types)."}
+	faker, err := fakerTables()
+	if err != nil {
+		return nil, err
+	}
+	return append([]Table{tab}, faker...), nil
+}
+
+// loadPresidio reads presidio-research's synthetic dataset v2.
+func loadPresidio(datasetsDir string) ([]piiText, error) {
 	path := filepath.Join(datasetsDir, "pii", "presidio_synth_dataset_v2.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -58,13 +73,7 @@ func PII(datasetsDir string) ([]Table, error) {
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
-	tab := piiTable("PII (presidio synth v2, 1,500 texts)", rows, false)
-	tab.Notes = []string{"A prediction (confidence >= 0.5) of type T is a TP when it overlaps a gold span of T, else a FP; a gold span of T no prediction of T overlaps is a FN. TN is not defined for span detection, nor are FPR and balanced accuracy (—). Presidio's default analyzer: P 0.685 / R 0.603 overall (all entity types)."}
-	faker, err := fakerTables()
-	if err != nil {
-		return nil, err
-	}
-	return append([]Table{tab}, faker...), nil
+	return rows, nil
 }
 
 // fakerMetadata is what the generator records about a generation.

@@ -30,9 +30,9 @@ const FeatureVersion = 6 // 6: many_questions is off in a transcript between peo
 // text (4 chosen on the cross-validated eval against 1, 2, 3, 6 and 8).
 const signalRepeat = 4
 
-// maxFeatureBytes caps the text the classifier reads: attacks show
-// themselves early and long documents would only dilute the n-grams. The
-// heuristics still read the whole text.
+// maxFeatureBytes caps the text Features and transcript read. Scanner.Score
+// never hands the classifier more than a window (Window), so the cap binds
+// only Features' direct callers (training) and the transcript test.
 const maxFeatureBytes = 16 << 10
 
 // Normalize undoes the usual obfuscations: compatibility forms (fullwidth,
@@ -406,6 +406,28 @@ func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (fl
 	if len(norm) > maxFeatureBytes {
 		norm = norm[:maxFeatureBytes]
 	}
+	z, count, compact := m.textSum(compact, norm)
+	return m.finishSignals(z, count, signals), compact
+}
+
+// finishSignals adds the signals' and the bias feature's weights to the
+// text's sum z of count features and returns the probability.
+func (m *Model) finishSignals(z float64, count int, signals []string) float64 {
+	for _, s := range signals {
+		h := bucket3("h:", s, "")
+		for range signalRepeat {
+			z += float64(m.W[h])
+		}
+		count += signalRepeat
+	}
+	z += float64(m.W[bucket("bias")])
+	count++
+	return m.finish(z, count)
+}
+
+// textSum is the sum z of the weights of norm's word and character
+// features and their count; compact is scratch (returned grown).
+func (m *Model) textSum(compact []byte, norm string) (z float64, count int, _ []byte) {
 	w := (*[Dims]float32)(m.W)
 	// The words joined by single spaces are never longer than norm.
 	if cap(compact) < len(norm) {
@@ -413,7 +435,6 @@ func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (fl
 	}
 	compact = compact[:len(norm)]
 	j := 0
-	z, count := 0.0, 0
 	hb := hashBigramFirst
 	for i := 0; i < len(norm); {
 		if c := norm[i]; c < utf8.RuneSelf {
@@ -479,16 +500,7 @@ func (m *Model) scoreFeatures(compact []byte, norm string, signals []string) (fl
 		}
 		count += len(compact) - 3
 	}
-	for _, s := range signals {
-		h := bucket3("h:", s, "")
-		for range signalRepeat {
-			z += float64(w[h])
-		}
-		count += signalRepeat
-	}
-	z += float64(w[bucket("bias")])
-	count++
-	return m.finish(z, count), compact
+	return z, count, compact
 }
 
 // skipSeparators returns the index of the next feature word byte of norm
@@ -726,11 +738,21 @@ func Signals(raw, normText string) []string {
 // signals is Signals with the de-leeted view written to buf (grown as
 // needed and returned).
 func signals(buf []byte, raw, normText string) ([]string, []byte) {
+	return countedSignals(buf, raw, normText, new(int))
+}
+
+// countedSignals is signals adding to *read the bytes its signal matchers
+// read (what a dense text makes costly; see Scanner.Score).
+func countedSignals(buf []byte, raw, normText string, read *int) ([]string, []byte) {
+	match := func(si int, s string) bool {
+		*read += len(s)
+		return matchSignalRE(si, s)
+	}
 	var fd floodDetector
-	out := matchSignalsWith(normText, nil, matchSignalRE, &fd)
+	out := matchSignalsWith(normText, nil, match, &fd)
 	var changed bool
 	if buf, changed = appendDeleet(buf[:0], normText); changed {
-		out = matchSignals(unsafe.String(unsafe.SliceData(buf), len(buf)), out)
+		out = matchSignalsWith(unsafe.String(unsafe.SliceData(buf), len(buf)), out, match, nil)
 	}
 	if fd.found {
 		out = append(out, "repeated_token")

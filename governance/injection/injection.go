@@ -12,6 +12,7 @@ import (
 	_ "embed"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -59,8 +60,99 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // probability p is mapped to (p-NoSignalFloor)/(1-NoSignalFloor), so plain
 // questions that merely resemble the attack sets' wording ("what is our
 // policy?") stay below the threshold.
+//
+// A text longer than Window bytes is scored window by window and its score
+// is the highest window's: an instruction planted in a long tool output is
+// a few sentences among thousands of benign words, and one score over the
+// whole text dilutes it. The text is cut into blocks of about Window/2
+// bytes at word ends, each featurised once; a window is two consecutive
+// blocks (so windows overlap by half and any passage up to Window/2 bytes
+// lies whole in one). Heuristic signals are found on the whole text, which
+// Score returns, and again on each window only when the whole text has
+// any, so that a signal counts in the windows that hold it rather than in
+// all of them.
 func (s *Scanner) Score(text string) (float64, []string) {
+	if len(text) <= Window {
+		return s.scoreWindow(text)
+	}
 	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	var n string
+	n, sc.norm = normalizeScratch(sc.norm, text)
+	var sig []string
+	sig, sc.leet = signals(sc.leet, text, n)
+	// The windows' signal matchers may read windowSignalBudget times the
+	// text's length in all: in a text dense with triggers (a flood) every
+	// window would re-read the context of each trigger in it, several
+	// times the cost of the whole text's search. Past the budget the
+	// remaining windows take the whole text's signals, as one score over
+	// the whole text would.
+	read, budget := 0, windowSignalBudget*len(text)
+	// Block i is text[sc.cuts[i]:sc.cuts[i+1]] with feature sum sc.z[i] over
+	// sc.count[i] features.
+	sc.cuts, sc.z, sc.count = append(sc.cuts[:0], 0), sc.z[:0], sc.count[:0]
+	for st := 0; st < len(text); {
+		en := cutAfter(text, min(len(text), st+Window/2))
+		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
+		var z float64
+		var c int
+		z, c, sc.compact = s.m.textSum(sc.compact, n)
+		sc.cuts, sc.z, sc.count = append(sc.cuts, en), append(sc.z, z), append(sc.count, c)
+		st = en
+	}
+	var p float64
+	for i := 0; i+1 < len(sc.z); i++ {
+		var wsig []string
+		switch {
+		case len(sig) == 0:
+		case read > budget:
+			wsig = sig
+		default:
+			w := text[sc.cuts[i]:sc.cuts[i+2]]
+			n, sc.norm = normalizeScratch(sc.norm, w)
+			wsig, sc.leet = countedSignals(sc.leet, w, n, &read)
+		}
+		q := s.m.finishSignals(sc.z[i]+sc.z[i+1], sc.count[i]+sc.count[i+1], wsig)
+		p = max(p, floor(q, wsig))
+	}
+	return p, sig
+}
+
+// Window is the span of text one model score covers (bytes); see Score.
+// Chosen on the cross-validated eval with long benign documents and
+// buried attacks (docs/governance.md): windows of 640 bytes caught 75% of
+// buried attacks at 7.6% false positives on 8 KB READMEs, 768 68% at
+// 6.1%, 1,024 55% at 4.8%.
+const Window = 768
+
+// windowSignalBudget bounds the windows' signal search of a long text
+// (see Score).
+const windowSignalBudget = 8
+
+// cutAfter moves i forward past the rest of a word (at most 32 bytes, then
+// to a rune start) so blocks do not begin or end inside one.
+func cutAfter(text string, i int) int {
+	for lim := min(len(text), i+32); i < lim && text[i] != ' ' && text[i] != '\n'; i++ {
+	}
+	for i < len(text) && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return i
+}
+
+// floor maps the model's probability p of a text with signals sig to its
+// score (see Score).
+func floor(p float64, sig []string) float64 {
+	if Evidence(sig) {
+		return p
+	}
+	return max(0, (p-NoSignalFloor)/(1-NoSignalFloor))
+}
+
+// scoreWindow scores a text of at most Window bytes, whole.
+func (s *Scanner) scoreWindow(text string) (float64, []string) {
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
 	// n may alias sc.norm: it must not outlive sc's return to the pool.
 	// Nothing keeps it: signals are names, features indices.
 	var n string
@@ -69,22 +161,27 @@ func (s *Scanner) Score(text string) (float64, []string) {
 	sig, sc.leet = signals(sc.leet, text, n)
 	var p float64
 	p, sc.compact = s.m.scoreFeatures(sc.compact, n, sig)
-	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.leet) <= 1<<20 {
-		scratchPool.Put(sc)
-	}
-	if !Evidence(sig) {
-		p = max(0, (p-NoSignalFloor)/(1-NoSignalFloor))
-	}
-	return p, sig
+	return floor(p, sig), sig
 }
 
 type scratch struct {
 	compact []byte
 	norm    []byte // plain-ASCII normalised text
 	leet    []byte // its de-leeted view
+	// Blocks of a long text (Score).
+	cuts  []int
+	z     []float64
+	count []int
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// put returns sc to the pool unless a huge text grew its buffers.
+func (sc *scratch) put() {
+	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.leet) <= 1<<20 {
+		scratchPool.Put(sc)
+	}
+}
 
 // NoSignalFloor is the share of the model's probability scale ignored when
 // no heuristic signal fired (see train.Config.PosWeight).

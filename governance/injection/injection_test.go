@@ -123,7 +123,7 @@ func TestFastSignalsOnDatasets(t *testing.T) {
 	if err != nil {
 		t.Skipf("development sets not present beside the checkout: %v", err)
 	}
-	corpus, err := train.LoadCorpus("corpus/project.jsonl")
+	corpus, err := train.LoadCorpusDir("corpus")
 	require.NoError(t, err)
 	sets = append(sets, train.Set{Name: "corpus", Examples: corpus})
 	n := 0

@@ -31,13 +31,11 @@ type VerifyResult struct {
 
 // verifyBody is the workload: a 2 KB answer checked against an
 // 8 KB tool_result with every default scanner on; the answer restates the
-// source's figures (grounded) and carries one e-mail address. The engine
-// runs every scanner on every field and the grounding checker whatever the
-// decision; the decision is a block, not the rewrite the e-mail alone
-// would give: the injection model scores this one paragraph repeated 50
-// times at 0.78 (long repetitive and chat-like texts are a known false
-// positive, docs/governance.md), and the default policy blocks injection in
-// tool output.
+// source's figures (grounded) and carries one e-mail address, so the
+// decision is a rewrite. The engine runs every scanner on every field and
+// the grounding checker whatever the decision. (Until stop 18 the
+// injection model scored the repeated paragraph at 0.60-0.78 and the
+// decisions were blocks; long texts are now scored window by window.)
 func verifyBody() ([]byte, int, int) {
 	tool := strings.Repeat("Quarterly report: revenue reached $4.2 million, up 12% year over year. Europe grew fastest "+
 		"and the customer count rose to 1,250 accounts. Churn fell to 3% after the support changes. ", 50)[:8<<10]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -65,7 +66,31 @@ func LoadDev(datasetsDir string) ([]Set, error) {
 	return sets, nil
 }
 
-// LoadCorpus reads the project's own corpus: JSON lines {"text", "attack"}.
+// LoadCorpusDir reads every *.jsonl file of dir in name order: the
+// project's own corpus (project.jsonl: hand-written attacks and benign
+// lines, casual chat) and the benign documentation chunks (docs.jsonl,
+// written by gen_docs.go).
+func LoadCorpusDir(dir string) ([]Example, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list corpus: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("corpus %s: no *.jsonl file", dir)
+	}
+	sort.Strings(paths)
+	var out []Example
+	for _, p := range paths {
+		ex, err := LoadCorpus(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ex...)
+	}
+	return out, nil
+}
+
+// LoadCorpus reads one corpus file: JSON lines {"text", "attack"}.
 func LoadCorpus(path string) ([]Example, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,0 +1,194 @@
+//go:build ignore
+
+// gen_docs writes benign documentation chunks for the injection corpus
+// (docs.jsonl): the doc comments of a fixed list of Go standard library
+// packages and the Go release's own markdown documents (Go's BSD-3-Clause
+// licence: docs_LICENSE.txt). Tool outputs are documents, and before
+// these lines the model had seen documents only as attacks' hosts: 65% of
+// 8 KB README excerpts scored as injection.
+//
+// Deterministic for a given Go release: packages and files in a fixed
+// order, paragraphs packed greedily into chunks of 400-1,200 bytes. The
+// committed docs.jsonl was written from go1.26.8; regenerating it from
+// another release changes the model's training data, so it is a
+// deliberate step, not part of make train-injection. (This project's own
+// docs are left out: they would tie the model to every docs edit.)
+//
+//	go run gen_docs.go -goroot "$(go env GOROOT)" > docs.jsonl
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// packages: API documentation of many kinds (networking, encodings, files,
+// text, time, crypto, databases, processes).
+var packages = []string{
+	"bufio", "bytes", "compress/gzip", "container/heap", "context", "crypto/tls", "database/sql",
+	"encoding/csv", "encoding/json", "encoding/xml", "errors", "flag", "fmt", "html/template",
+	"text/template", "time", "unicode/utf8", "archive/zip", "image", "runtime", "testing",
+}
+
+// goMarkdown are the Go release's own markdown documents (design notes,
+// READMEs): pages of headings, lists, tables and code, as fetched docs
+// read.
+var goMarkdown = []string{
+	"doc/godebug.md", "src/cmd/compile/README.md", "src/cmd/compile/abi-internal.md",
+	"src/cmd/compile/internal/ssa/README.md", "src/cmd/compile/internal/types2/README.md",
+	"src/cmd/vendor/golang.org/x/sys/unix/README.md", "src/cmd/vendor/golang.org/x/telemetry/README.md",
+	"src/internal/trace/tracev2/EXPERIMENTS.md", "src/math/big/calibrate.md", "src/runtime/HACKING.md",
+}
+
+const minChunk, maxChunk = 400, 1200
+
+func main() {
+	goroot := flag.String("goroot", "", "GOROOT of the Go release to read")
+	flag.Parse()
+	var paras [][]string
+	for _, p := range packages {
+		ps, err := packageParagraphs(filepath.Join(*goroot, "src", p))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen_docs:", p, err)
+			os.Exit(1)
+		}
+		paras = append(paras, ps)
+	}
+	for _, f := range goMarkdown {
+		b, err := os.ReadFile(filepath.Join(*goroot, f))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen_docs:", err)
+			os.Exit(1)
+		}
+		paras = append(paras, markdownParagraphs(string(b)))
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	for _, ps := range paras {
+		for _, c := range chunks(ps) {
+			if err := enc.Encode(map[string]any{"text": c, "attack": false}); err != nil {
+				fmt.Fprintln(os.Stderr, "gen_docs:", err)
+				os.Exit(1)
+			}
+		}
+	}
+}
+
+// packageParagraphs returns the package comment and the doc comments of
+// exported declarations, as plain text paragraphs, in source order.
+func packageParagraphs(dir string) ([]string, error) {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		if f.Name.Name == "main" || strings.HasSuffix(f.Name.Name, "_test") {
+			continue
+		}
+		files = append(files, f)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "std/"+filepath.Base(dir))
+	if err != nil {
+		return nil, err
+	}
+	texts := []string{pkg.Doc}
+	add := func(d string) { texts = append(texts, d) }
+	for _, c := range pkg.Consts {
+		add(c.Doc)
+	}
+	for _, v := range pkg.Vars {
+		add(v.Doc)
+	}
+	for _, f := range pkg.Funcs {
+		add(f.Doc)
+	}
+	for _, t := range pkg.Types {
+		add(t.Doc)
+		for _, f := range t.Funcs {
+			add(f.Doc)
+		}
+		for _, m := range t.Methods {
+			add(m.Doc)
+		}
+	}
+	var out []string
+	for _, t := range texts {
+		out = append(out, plainParagraphs(string(pkg.Text(t)))...)
+	}
+	return out, nil
+}
+
+// plainParagraphs splits text on blank lines and joins each paragraph's
+// lines; indented code blocks stay as they are.
+func plainParagraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// markdownParagraphs splits a markdown file into its blank-line separated
+// blocks, headings and tables included, as a fetched page would read.
+func markdownParagraphs(md string) []string { return plainParagraphs(md) }
+
+// chunks packs consecutive paragraphs into texts of minChunk-maxChunk
+// bytes; a longer paragraph is cut at a line or word boundary.
+func chunks(paras []string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() >= minChunk/2 {
+			out = append(out, cur.String())
+		}
+		cur.Reset()
+	}
+	for _, p := range paras {
+		for len(p) > maxChunk {
+			cut := strings.LastIndexAny(p[:maxChunk], "\n ")
+			if cut <= 0 {
+				cut = maxChunk
+			}
+			if cur.Len() > 0 {
+				flush()
+			}
+			cur.WriteString(strings.TrimSpace(p[:cut]))
+			flush()
+			p = strings.TrimSpace(p[cut:])
+		}
+		if cur.Len() > 0 && cur.Len()+2+len(p) > maxChunk {
+			flush()
+		}
+		if cur.Len() > 0 {
+			cur.WriteString("\n\n")
+		}
+		cur.WriteString(p)
+		if cur.Len() >= minChunk {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
