@@ -91,3 +91,26 @@ func requireOneContradiction(t *testing.T, c *Checker, answer, source, want stri
 	require.Equal(t, source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
 	return e, true
 }
+
+// TestOrderFlipDuring: "during" against the source's "before" or "after"
+// between the same words is another order of events; the same word, or a
+// source that also says "during", is not.
+func TestOrderFlipDuring(t *testing.T) {
+	chat := "Will: I installed the apps but they don't work.\nMaggie: Did you restart your computer before launching them?\nWill: No.\nMaggie: Try that then."
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"during / before", "Maggie suggests he restarts his computer during launching the apps.", chat, Contradiction},
+		{"during / after", "Back up the data during the update.", "Back up the data after the update.", Contradiction},
+		{"before / during", "Back up the data before the update.", "Back up the data during the update.", Contradiction},
+		{"faithful during", "Back up the data during the update.", "Back up the data during the update, then reboot.", None},
+		{"the source says both", "Back up the data during the update.",
+			"Back up the data before the update and check the data during the update.", None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, OrderConfidence)
+		})
+	}
+}

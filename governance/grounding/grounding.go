@@ -2407,6 +2407,7 @@ var calendarSets = [2][]string{
 // source names only others ("Sunday" where the source says "Saturday").
 func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 	var buf [32]byte
+	s.lex.grow(s.words.len())
 	for i := range s.atoks {
 		t := &s.atoks[i]
 		if !t.absent || t.end-t.start > len(buf) {
@@ -2425,6 +2426,9 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			continue
 		}
 		other := ""
+		// prefixOpposite reads WordNet: once per word.
+		pref := s.lex.prefSeen[t.id] != s.lex.stamp
+		s.lex.prefSeen[t.id] = s.lex.stamp
 		for _, p := range negPrefixes {
 			if len(w)-len(p) >= 4 && string(w[:len(p)]) == p && s.sourceHas(w[len(p):]) {
 				other = string(w[len(p):])
@@ -2432,6 +2436,14 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			}
 			if s.sourceHasConcat(p, w) {
 				other = p + string(w)
+				break
+			}
+			// "incorrect" where the source says "correctness".
+			if !pref {
+				continue
+			}
+			if d, ok := s.prefixOpposite(w, p); ok {
+				other = d
 				break
 			}
 		}
@@ -2822,3 +2834,36 @@ var noClaimWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// prefixOpposite: the lower-case answer word w is the prefix p on a word
+// that WordNet lists as its antonym ("incorrect" / "correct"), and the
+// source has a derivation of that word ("correctness"); it returns the
+// source's form. The antonym relation rules out words that only look
+// prefixed ("information" is no opposite of "formation", whose "form" the
+// source may have).
+func (s *state) prefixOpposite(w []byte, p string) (string, bool) {
+	l := lex()
+	if l == nil || len(w)-len(p) < 4 || string(w[:len(p)]) != p {
+		return "", false
+	}
+	var wb, rb [8]int32
+	var rest []int32
+	for _, b := range l.baseForms(w, wb[:0]) {
+		for _, a := range l.antonymsOf(b) {
+			if rest == nil {
+				// Most words have no antonym: the rest's lemmas only
+				// for those that do.
+				rest = l.baseForms(w[len(p):], rb[:0])
+			}
+			if !containsID(rest, a>>2) {
+				continue
+			}
+			for _, r := range l.relatedOf(a >> 2) {
+				if s.sourceHas(l.lemmas.str(r)) {
+					return string(l.lemmas.str(r)), true
+				}
+			}
+		}
+	}
+	return "", false
+}

@@ -683,6 +683,11 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// A unit of time the source lacks, in a source naming none (33 s
 		// a Check when each such answer word read the whole source).
 		{"time-unit", "hourly pay. ", "the fixed pay. "},
+		// "during" against "before" (order.go), and a negative prefix whose
+		// antonym WordNet lists ("incorrect") with no derivation of it in
+		// the source (prefixOpposite, once per word).
+		{"order-during", "apple during pear. ", "plum before fig. "},
+		{"prefix-derivation", "incorrect tools. ", "the speed rules. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

@@ -177,6 +177,9 @@ type lexState struct {
 	antSeen  []uint32
 	antV     []bool
 	swapSeen []uint32
+	// prefSeen: the word ids prefixOpposite looked at (an answer that
+	// repeats a word repeats the outcome).
+	prefSeen []uint32
 	// antonymNeighbour's pairs (answer word id, source word id) with no
 	// antonym among the source word's tokens.
 	antFailed map[[2]int32]bool
@@ -214,6 +217,7 @@ func (x *lexState) reset() {
 		clear(x.inAns)
 		clear(x.antSeen)
 		clear(x.swapSeen)
+		clear(x.prefSeen)
 		clear(x.srcSeen)
 		x.stamp = 1
 	}
@@ -235,6 +239,7 @@ func (x *lexState) grow(n int) {
 		x.antSeen = append(x.antSeen, make([]uint32, n-len(x.antSeen))...)
 		x.antV = append(x.antV, make([]bool, n-len(x.antV))...)
 		x.swapSeen = append(x.swapSeen, make([]uint32, n-len(x.swapSeen))...)
+		x.prefSeen = append(x.prefSeen, make([]uint32, n-len(x.prefSeen))...)
 		x.srcSeen = append(x.srcSeen, make([]uint32, n-len(x.srcSeen))...)
 		x.srcOff = append(x.srcOff, make([]int32, n-len(x.srcOff))...)
 		x.srcEnd = append(x.srcEnd, make([]int32, n-len(x.srcEnd))...)

@@ -31,17 +31,19 @@ var clausePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true, ',': tr
 // swapped ("B before A" for "A before B", "rainy more than cloudy" for
 // "cloudy nicer than rainy").
 var orderWords = [...]struct {
-	w, opp1, opp2 string
-	swap          bool
+	w    string
+	opp  []string
+	swap bool
 }{
-	{"before", "after", "", true},
-	{"after", "before", "", true},
-	{"than", "", "", true},
-	{"above", "below", "", false},
-	{"below", "above", "", false},
-	{"more", "less", "fewer", false},
-	{"less", "more", "", false},
-	{"fewer", "more", "", false},
+	{"before", []string{"after", "during"}, true},
+	{"after", []string{"before", "during"}, true},
+	{"during", []string{"before", "after"}, false},
+	{"than", nil, true},
+	{"above", []string{"below"}, false},
+	{"below", []string{"above"}, false},
+	{"more", []string{"less", "fewer"}, false},
+	{"less", []string{"more"}, false},
+	{"fewer", []string{"more"}, false},
 }
 
 // eachOrderWord calls f for each whole word of the lower-case text l that
@@ -225,10 +227,7 @@ func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 						fmt.Sprintf("the answer has the words around %q the other way round", ow.w)), true
 				}
 			}
-			for _, opp := range [...]string{ow.opp1, ow.opp2} {
-				if opp == "" {
-					continue
-				}
+			for _, opp := range ow.opp {
 				if st := firstPair(idx, orderIndex(opp), before, after, false); st >= 0 {
 					return orderEvidence(answer, source, at, ow.w, st, opp,
 						fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
