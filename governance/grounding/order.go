@@ -26,10 +26,14 @@ func breakBetween(text string, i, j int) bool {
 var clausePunct = [256]bool{'\n': true, '!': true, '?': true, '.': true, ',': true, ';': true, ':': true, '(': true, ')': true}
 
 // orderWords are the connectives the order check reads: "before" /
-// "after", "above" / "below" and the comparatives "more" / "less" /
-// "fewer" are flipped by their opposite; the words around "before", "after" and "than" may be
-// swapped ("B before A" for "A before B", "rainy more than cloudy" for
-// "cloudy nicer than rainy").
+// "after" / "during" (one of the three in place of another orders two
+// events differently: "restarts his computer during launching them" where
+// the source says "before launching them"), "above" / "below" and the
+// comparatives "more" / "less" / "fewer" are flipped by their opposite;
+// the words around "before", "after" and "than" may be swapped ("B before
+// A" for "A before B", "rainy more than cloudy" for "cloudy nicer than
+// rainy"). "during" is not swapped: "A during B" and "B during A" often
+// say the same.
 var orderWords = [...]struct {
 	w    string
 	opp  []string
