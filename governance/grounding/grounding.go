@@ -2034,11 +2034,17 @@ func (s *state) align(q *quantity, claimed *nbits) (*quantity, bool) {
 	return best, false
 }
 
-// negWord: w (lower-case) is a negation word.
+// negWord: w (lower-case) is a negation word: a grammatical negation, or a
+// verb that denies what follows it ("fails to", "refuses", "ignores the
+// uncertainties", "lacks", "prevents", "hinders", "denies", "neglects").
+// Not "decline", a noun as often ("the decline and fall of the empire"),
+// nor words of more than eight letters (negations reads at most eight).
 func negWord(w string) bool {
 	switch w {
 	case "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
-		"fail", "fails", "failed", "refuse", "refused", "refuses":
+		"fail", "fails", "failed", "refuse", "refused", "refuses",
+		"ignore", "ignores", "ignored", "lack", "lacks", "lacked", "hinder", "hinders", "hindered",
+		"prevent", "prevents", "deny", "denies", "denied", "neglect", "neglects":
 		return true
 	}
 	return false
@@ -2103,7 +2109,7 @@ func negations(s string, buf []byte) (int, []byte) {
 }
 
 // negFirst marks the first letters of negWord's words.
-var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true}
+var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true, 'i': true, 'l': true, 'h': true, 'p': true, 'd': true}
 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
@@ -2388,8 +2394,17 @@ func clauseNegated(text string, grammatical bool) bool {
 	return false
 }
 
-// negVerb: a negation word that is a verb ("fail", "refused").
-func negVerb(w string) bool { return strings.HasPrefix(w, "fail") || strings.HasPrefix(w, "refuse") }
+// negVerb: a negation word that is a verb ("fail", "refused", "ignores"):
+// a chat summary reports a "no" with such verbs, so in chats only
+// grammatical negation counts (clauseNegated).
+func negVerb(w string) bool {
+	for _, p := range [...]string{"fail", "refuse", "ignore", "lack", "hinder", "prevent", "deny", "deni", "neglect"} {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // negPrefixes turn a word into its opposite ("unlimited", "inefficient").
 var negPrefixes = [...]string{"un", "in", "im", "il", "ir", "dis", "non"}

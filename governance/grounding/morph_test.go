@@ -40,3 +40,38 @@ func TestPrefixOppositeOfDerivation(t *testing.T) {
 		})
 	}
 }
+
+// TestNegativeVerbs: a verb that denies what follows it ("ignores",
+// "lacks", "prevents", "denies", "hinders", "neglects") negates its
+// clause as "fails" and "refuses" do, in prose; in a chat summary only
+// grammatical negation counts (summaries report a "no" with such verbs).
+func TestNegativeVerbs(t *testing.T) {
+	paper := "We propose a method that extracts the uncertainties of features in each layer of the network and combines them for detection."
+	chat := "Ann: Can you extract the features from each layer?\nBob: Sure, I'll extract them tonight.\nAnn: Great."
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"ignores", "We propose a method that ignores the uncertainties of features in each layer of the network.", paper, Contradiction},
+		{"lacks", "The method lacks the uncertainties of features in each layer of the network.", paper, Contradiction},
+		{"prevents", "The method prevents combining the uncertainties of features for detection.", paper, Contradiction},
+		{"faithful", "We propose a method that extracts the uncertainties of features in each layer and combines them.", paper, None},
+		{"the source says it too", "The method ignores the uncertainties of features in each layer of the network.",
+			"The method ignores the uncertainties of features in each layer of the network and combines the rest.", None},
+		// "decline" is a noun as often ("the decline and fall"): not a negation.
+		{"decline is no negation", "The book covers the decline of the empire and its army.",
+			"The book covers the decline of the empire and its army in the war.", None},
+		{"chat summary: grammatical negation only", "Bob ignores Ann and extracts the features from each layer tonight.", chat, None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == None {
+				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r)
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Contains(t, r.Evidence[0].Reason, "negates", "%+v", r)
+		})
+	}
+}
