@@ -130,6 +130,19 @@ const (
 	// CPU per 256 KiB answer). A pattern without such a repetition compiles
 	// to about one instruction per byte, well under this.
 	MaxPatternInsts = 2000
+	// MaxRegexpInsts bounds the instructions of all of a policy's regexps
+	// together (CheckBudget): each regexp is one pass over every scanned
+	// text, and on text chosen to keep its threads alive Go's regexp costs
+	// about 17-26 ns per instruction per byte (BenchmarkScanWorstPattern,
+	// BenchmarkScanAtBudget). 128 holds a max-size request (1 MiB over
+	// prompt, answer and tool_result) to about 3.5 s of CPU, where the
+	// per-pattern limits alone allowed days, and still holds a handful of
+	// ordinary structured patterns (a ticket id, a UUID, an email, a card
+	// number: 10 to 40 instructions each; the largest policy in the docs
+	// and tests is 74). The 0.3 s first aimed at would leave about 11
+	// instructions, less than one UUID. Word lists belong in keyword and
+	// topic rules, which the budget does not count.
+	MaxRegexpInsts = 128
 )
 
 // DefaultPolicy is what an application gets until its owner edits it:
@@ -164,7 +177,73 @@ func DefaultPolicy() Policy {
 // the default 0.5, which is not what a document saying 0 asks for. So is a
 // member name given twice in one object (DuplicateKey): encoding/json
 // would silently keep the last.
+//
+// A new document must also fit the regexp budget (CheckBudget): ParsePolicy
+// is what a PUT runs. A stored document is read with ParseStoredPolicy.
 func ParsePolicy(data []byte) (Policy, error) {
+	p, err := parsePolicy(data)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := p.CheckBudget(); err != nil {
+		return Policy{}, err
+	}
+	return p, nil
+}
+
+// ParseStoredPolicy reads a document the store holds: ParsePolicy, except
+// that a policy over the regexp budget still loads, with the overrun
+// returned apart for the caller to log. The budget came after documents
+// were stored under the per-pattern limits alone, and an application
+// whose policy was accepted must neither stop answering nor run with rules
+// other than its own; its next PUT must fit.
+func ParseStoredPolicy(data []byte) (Policy, *BudgetError, error) {
+	p, err := parsePolicy(data)
+	if err != nil {
+		return Policy{}, nil, err
+	}
+	var be *BudgetError
+	errors.As(p.CheckBudget(), &be) // its only error
+	return p, be, nil
+}
+
+// BudgetError is a policy whose regexps exceed MaxRegexpInsts together.
+type BudgetError struct {
+	Insts   int    // the policy's regexps' instructions, in total
+	Budget  int    // MaxRegexpInsts
+	Largest string // the pattern with the most instructions, as custom[i].patterns[j]
+	Of      int    // its instructions
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("policy: the custom regexps compile to %d instructions in total, over the budget of %d per policy (each costs CPU in proportion to its instructions on every request; the largest is %s, %d); keep word lists in keyword or topic rules, which the budget does not count", e.Insts, e.Budget, e.Largest, e.Of)
+}
+
+// CheckBudget returns a *BudgetError when p's regexps compile to more than
+// MaxRegexpInsts instructions together. Validate leaves this out, so that
+// a stored policy saved before the budget still compiles.
+func (p Policy) CheckBudget() error {
+	e := BudgetError{Budget: MaxRegexpInsts}
+	for i, c := range p.Custom {
+		if c.Kind != "regex" {
+			continue
+		}
+		for j, pat := range c.Patterns {
+			n := regexpInsts(pat)
+			e.Insts += n
+			if n > e.Of {
+				e.Of, e.Largest = n, fmt.Sprintf("custom[%d].patterns[%d]", i, j)
+			}
+		}
+	}
+	if e.Insts > e.Budget {
+		return &e
+	}
+	return nil
+}
+
+// parsePolicy is ParsePolicy without the regexp budget.
+func parsePolicy(data []byte) (Policy, error) {
 	pp := &Policy{Grounding: DefaultPolicy().Grounding}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()

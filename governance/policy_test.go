@@ -112,6 +112,13 @@ func TestParsePolicyDocument(t *testing.T) {
 		// proportion to program size times text (minutes per 256 KiB answer).
 		{name: "regexp program too large", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["((((((((((a*)*)*)*)*)*)*)*)*)*){1000}"]}]}`, wantErr: "custom[0].patterns[0]: compiles to"},
 		{name: "regexp repeat of a group", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["ok", "(a*){1000}"]}]}`, wantErr: "custom[0].patterns[1]: compiles to"},
+		// MaxRegexpInsts counts every regexp of the document: each is one
+		// pass over every text, at up to ~20 ns per instruction per byte.
+		{name: "regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,40}0"]}, {"name": "y", "kind": "regex", "patterns": ["ok", "\\pL{0,22}0"]}]}`, wantErr: "compile to 134 instructions in total, over the budget of 128 per policy (each costs CPU in proportion to its instructions on every request; the largest is custom[0].patterns[0], 83)"},
+		{name: "one regexp over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["[a-z]{0,900}0"]}]}`, wantErr: "compile to 1803 instructions in total, over the budget of 128"},
+		{name: "many small regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 43) + `"[0-9]"]}]}`, wantErr: "compile to 132 instructions in total, over the budget of 128"},
+		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,62}0"]}]}`, grounding: def, rules: 1},
+		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,62}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
 		{name: "regexp ordinary", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\b[A-Z]{2,5}-\\d{3,8}\\b", "[a-f0-9]{32}", "(?i)confidential"]}]}`, grounding: def, rules: 1},
 	}
 	for _, tt := range tests {
@@ -157,4 +164,59 @@ func TestKnownPoliciesCoverScanners(t *testing.T) {
 		require.True(t, known[id], "%s is emitted but not a known policy id", id)
 	}
 	require.True(t, strings.HasPrefix(secrets.Policies()[0], "secrets."))
+}
+
+// TestParseStoredPolicyBudget: a stored document over the regexp budget
+// (saved before MaxRegexpInsts existed) still loads and compiles, its
+// overrun reported apart; a PUT of the same document (ParsePolicy) is
+// refused; anything else wrong with a stored document is still an error.
+func TestParseStoredPolicyBudget(t *testing.T) {
+	over := `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "(?i)\\b(?:internal only|do not distribute|strictly confidential)\\b", "\\b4[0-9]{12}(?:[0-9]{3})?\\b", "INC[0-9]{6}"]}]}`
+	tests := []struct {
+		name      string
+		doc       string
+		wantOver  int    // the overrun's instructions; 0: within the budget
+		wantErr   string // ParseStoredPolicy's error
+		putErr    string // ParsePolicy's error
+		text, hit string // a text the compiled policy scans, and the span it finds
+	}{
+		{name: "over the budget", doc: over, wantOver: 139, putErr: "compile to 139 instructions in total, over the budget",
+			text: "badge EMP-123456, strictly confidential", hit: "EMP-123456"},
+		{name: "within the budget", doc: `{"rules": [{"match": "custom", "action": "block"}], ` + customDocs + `}`, putErr: "",
+			text: "see JIRA-42", hit: "JIRA-42"},
+		{name: "bad regexp", doc: `{"rules": [], "custom": [{"name": "x", "kind": "regex", "patterns": ["("]}]}`, wantErr: "missing closing )", putErr: "missing closing )"},
+		{name: "pattern over its own limit", doc: `{"rules": [], "custom": [{"name": "x", "kind": "regex", "patterns": ["(a*){1000}"]}]}`, wantErr: "compiles to", putErr: "compiles to"},
+	}
+	eng, err := NewWith(Options{CompileCustom: compileCustom})
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, putErr := ParsePolicy([]byte(tt.doc))
+			if tt.putErr != "" {
+				require.ErrorContains(t, putErr, tt.putErr)
+			} else {
+				require.NoError(t, putErr)
+			}
+			p, overrun, err := ParseStoredPolicy([]byte(tt.doc))
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				require.Nil(t, overrun)
+				return
+			}
+			require.NoError(t, err)
+			if tt.wantOver > 0 {
+				require.Equal(t, &BudgetError{Insts: tt.wantOver, Budget: MaxRegexpInsts, Largest: "custom[0].patterns[2]", Of: 57}, overrun)
+				var be *BudgetError
+				require.ErrorAs(t, putErr, &be)
+				require.Equal(t, overrun, be)
+			} else {
+				require.Nil(t, overrun)
+			}
+			c, err := eng.Compile(p)
+			require.NoError(t, err)
+			fs := c.Findings(StagePost, tt.text)
+			require.NotEmpty(t, fs)
+			require.Equal(t, tt.hit, tt.text[fs[0].Spans[0].Start:fs[0].Spans[0].End])
+		})
+	}
 }
