@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -27,6 +28,7 @@ type policyCache struct {
 	store query.Store
 	ttl   time.Duration
 	now   func() time.Time
+	log   *slog.Logger
 
 	mu sync.Mutex
 	m  map[string]*policyEntry // by app id
@@ -40,12 +42,12 @@ type policyEntry struct {
 	checkedAt time.Time
 }
 
-func newPolicyCache(eng *governance.Engine, store query.Store, ttl time.Duration, now func() time.Time) (*policyCache, error) {
+func newPolicyCache(eng *governance.Engine, store query.Store, ttl time.Duration, now func() time.Time, log *slog.Logger) (*policyCache, error) {
 	def, err := eng.Compile(governance.DefaultPolicy())
 	if err != nil {
 		return nil, err
 	}
-	return &policyCache{eng: eng, store: store, ttl: ttl, now: now, m: map[string]*policyEntry{}, def: def}, nil
+	return &policyCache{eng: eng, store: store, ttl: ttl, now: now, log: log, m: map[string]*policyEntry{}, def: def}, nil
 }
 
 // get returns the compiled policy of app.
@@ -67,7 +69,7 @@ func (p *policyCache) get(ctx context.Context, app query.App) (*governance.Compi
 	}
 	compiled := p.def
 	if doc != nil {
-		pol, err := governance.ParsePolicy(doc)
+		pol, overrun, err := governance.ParseStoredPolicy(doc)
 		if err == nil {
 			compiled, err = p.eng.Compile(pol)
 		}
@@ -76,6 +78,13 @@ func (p *policyCache) get(ctx context.Context, app query.App) (*governance.Compi
 			// compiles (an engine change) must not silently fall back to
 			// other rules: the request fails and the error names it.
 			return nil, fmt.Errorf("stored policy of app %s version %d does not compile: %w", app.ID, version, err)
+		}
+		if overrun != nil {
+			// Saved before the regexp budget: it keeps applying (turning
+			// the app off, or running it on other rules, would be worse),
+			// and operators can find such apps here, once per version.
+			p.log.Warn("stored policy is over the regexp budget; it applies until its next PUT, which must fit",
+				"app", app.ID, "version", version, "insts", overrun.Insts, "budget", overrun.Budget, "largest", overrun.Largest)
 		}
 	}
 	p.put(app.ID, &policyEntry{version: version, compiled: compiled, checkedAt: now})

@@ -280,7 +280,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.gov = governance.New()
 	}
 	s.orgModes = newOrgModeCache(deps.Store, cfg.PolicyTTL, s.now)
-	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now); err != nil {
+	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now, s.logger); err != nil {
 		return nil, err
 	}
 	s.e = s.routes(gath)
