@@ -49,30 +49,45 @@ func slicesRepeat(s string, n int) []string {
 	return out
 }
 
+// kwAlphabet are the letters of BenchmarkScanKeywordsAtLimits' keywords:
+// ASCII, Greek and Cyrillic, 119 distinct bytes in UTF-8.
+var kwAlphabet = []rune("abcdefghijklmnopqrstuvwxyz0123456789αβγδεζηθικλμνξοπρστυφχψωабвгдежзийклмнопрстуфхцчшщъыьэюя")
+
 // BenchmarkScanKeywordsAtLimits is one Scan of a 256 KiB field by the
-// largest keyword policy: 100 rules of 200 keywords, 64 KiB of distinct
-// phrases over enough letters that the one-pass automaton would exceed
-// maxAutomatonCells, so each keyword is searched on its own. The text
-// holds the first letter of every keyword everywhere and none of them.
+// largest keyword policy: 64 KiB of distinct three-letter keywords (about
+// 13,000, in rules of 200) over enough bytes that one automaton would
+// exceed maxAutomatonCells (each keyword was then searched on its own).
+// The text is every letter of the alphabet as a word of its own: the
+// first letter of every keyword, everywhere, and no keyword.
 func BenchmarkScanKeywordsAtLimits(b *testing.B) {
-	specs := make([]Spec, 100)
-	const alpha = "abcdefghijklmnopqrstuvwxyz0123456789"
-	k := 0
-	for i := range specs {
-		specs[i] = Spec{Name: fmt.Sprint("k", i), Kind: "keyword"}
-		for range 200 {
-			// 3 bytes each: 20,000 keywords, 60,000 bytes.
-			specs[i].Patterns = append(specs[i].Patterns, string([]byte{'q', alpha[k/len(alpha)%len(alpha)], alpha[k%len(alpha)]}))
-			k++
+	var specs []Spec
+	total := 0
+	for k := 0; ; k++ {
+		n := len(kwAlphabet)
+		p := string([]rune{kwAlphabet[k/n/n%n], kwAlphabet[k/n%n], kwAlphabet[k%n]})
+		if total+len(p) > MaxTotalPatternBytes {
+			break
 		}
+		total += len(p)
+		if k%200 == 0 {
+			specs = append(specs, Spec{Name: fmt.Sprint("k", k/200), Kind: "keyword"})
+		}
+		specs[len(specs)-1].Patterns = append(specs[len(specs)-1].Patterns, p)
 	}
 	set, err := Compile(specs)
 	require.NoError(b, err)
-	text := strings.Repeat("qq ", len(worstText)/3)
-	b.Logf("automaton built: %v", set.ac != nil)
+	var words strings.Builder
+	for _, r := range kwAlphabet {
+		words.WriteRune(r)
+		words.WriteByte(' ')
+	}
+	text := strings.Repeat(words.String(), len(worstText)/words.Len())
+	b.Logf("%d rules, %d keywords, %d bytes; automata: %d", len(specs), len(set.keywords), total, len(set.acs))
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		set.Scan(text, nil)
+		if hs := set.Scan(text, nil); len(hs) != 0 {
+			b.Fatal(hs)
+		}
 	}
 }
 
@@ -115,5 +130,24 @@ func BenchmarkScanAtBudget(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkScanDuplicateKeywords is one Scan of a 64 KiB field of "a a a
+// ..." by 10 rules of 200 copies of "a": each copy added every span again
+// before phrases were shared (65.5M spans, 9 GB allocated; the old limits'
+// 20,000 copies on 256 KiB would have been 2.6 billion).
+func BenchmarkScanDuplicateKeywords(b *testing.B) {
+	specs := make([]Spec, 10)
+	for i := range specs {
+		specs[i] = Spec{Name: fmt.Sprint("k", i), Kind: "keyword", Patterns: slicesRepeat("a", 200)}
+	}
+	set, err := Compile(specs)
+	require.NoError(b, err)
+	text := strings.Repeat("a ", 32<<10)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		set.Scan(text, nil)
 	}
 }

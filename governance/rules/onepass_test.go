@@ -41,8 +41,8 @@ func TestOnePassMatchesPerKeyword(t *testing.T) {
 		}
 		set, err := Compile(specs)
 		require.NoError(t, err)
-		require.NotNil(t, set.ac)
-		slow := &Set{rules: set.rules, keywords: set.keywords, needFold: set.needFold}
+		require.Len(t, set.acs, 1)
+		slow := &Set{rules: set.rules, keywords: set.keywords, ruleKw: set.ruleKw, needFold: set.needFold}
 		for range 5 {
 			text := word(40)
 			hits := set.Scan(text, nil)
@@ -68,7 +68,7 @@ func TestOnePassBenchmarkSet(t *testing.T) {
 	}
 	set, err := Compile([]Spec{{Name: "kw", Kind: "keyword", Patterns: kws}, {Name: "re", Kind: "regex", Patterns: []string{`(?i)codename\d`}}})
 	require.NoError(t, err)
-	slow := &Set{rules: set.rules, keywords: set.keywords, needFold: set.needFold}
+	slow := &Set{rules: set.rules, keywords: set.keywords, ruleKw: set.ruleKw, needFold: set.needFold}
 	text := strings.Repeat("Codename1 and CODENAMEXX2, codename3x codenamex4-codename5_ codename9. ", 20)
 	require.Equal(t, slow.Scan(text, nil), set.Scan(text, nil))
 }

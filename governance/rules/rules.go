@@ -32,9 +32,13 @@ type Spec struct {
 // MaxTotalPatternBytes bounds the compiled size of one application's rules.
 const MaxTotalPatternBytes = 64 << 10
 
+// keyword is one distinct folded phrase of the rule set; a phrase given
+// twice (in one rule, or in several, or differing only in case or
+// separators) is searched once. Its duplicates would each add the same
+// spans again: 20,000 copies of "a" on "a a a ..." were 2.6 billion spans
+// per 256 KiB field, an out-of-memory crash for every tenant.
 type keyword struct {
-	phrase string // folded
-	rule   int
+	phrase string
 }
 
 type compiledRule struct {
@@ -53,9 +57,15 @@ type compiledRule struct {
 type Set struct {
 	rules    []compiledRule
 	keywords []keyword
-	needFold bool       // some regexp has a required literal
-	ac       *automaton // the keywords in one pass; nil: one search per keyword
-	scratch  sync.Pool  // *scanScratch
+	// ruleKw[r] are rule r's keywords, each once, in the order of their
+	// first pattern: its spans come keyword by keyword in that order.
+	ruleKw   [][]int32
+	needFold bool // some regexp has a required literal
+	// acs find the keywords in one pass each, acs[i] those from acs[i].lo
+	// on; several when one automaton would exceed maxAutomatonCells. nil:
+	// one search per keyword (tests' reference).
+	acs     []*automaton
+	scratch sync.Pool // *scanScratch
 }
 
 // scanScratch is the pooled state of one Scan.
@@ -65,6 +75,7 @@ type scanScratch struct {
 	next   []int   // per keyword: where its next occurrence may start
 	found  []kwHit
 	sorted []kwHit
+	off    []int32 // per keyword: where its hits start in sorted
 	count  []int32
 }
 
@@ -75,6 +86,7 @@ type kwHit struct{ k, start int32 }
 func Compile(specs []Spec) (*Set, error) {
 	s := &Set{}
 	total := 0
+	kwIndex := map[string]int32{} // phrase -> its index in s.keywords
 	for i, sp := range specs {
 		if sp.Name == "" {
 			return nil, fmt.Errorf("rule %d: empty name", i)
@@ -112,7 +124,18 @@ func Compile(specs []Spec) (*Set, error) {
 					return nil, fmt.Errorf("rule %q: empty pattern", sp.Name)
 				}
 				total += len(f)
-				s.keywords = append(s.keywords, keyword{phrase: f, rule: idx})
+				k, ok := kwIndex[f]
+				if !ok {
+					k = int32(len(s.keywords))
+					kwIndex[f] = k
+					s.keywords = append(s.keywords, keyword{phrase: f})
+				}
+				for len(s.ruleKw) <= idx {
+					s.ruleKw = append(s.ruleKw, nil)
+				}
+				if !slices.Contains(s.ruleKw[idx], k) {
+					s.ruleKw[idx] = append(s.ruleKw[idx], k)
+				}
 			}
 		default:
 			return nil, fmt.Errorf("rule %q: kind %q: want regex, keyword or topic", sp.Name, sp.Kind)
@@ -125,7 +148,10 @@ func Compile(specs []Spec) (*Set, error) {
 		}
 		s.rules = append(s.rules, cr)
 	}
-	s.ac = buildAutomaton(s.keywords)
+	for len(s.ruleKw) < len(s.rules) {
+		s.ruleKw = append(s.ruleKw, nil)
+	}
+	s.acs = buildAutomata(s.keywords, maxAutomatonCells)
 	return s, nil
 }
 
@@ -343,28 +369,39 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 		f = sc.folded
 	}
 	if len(s.keywords) > 0 {
-		if s.ac != nil {
-			s.keywordsOnePass(f, sc, spans)
+		if s.acs != nil {
+			s.keywordsOnePass(f, sc)
 		} else {
-			for _, k := range s.keywords {
+			found := sc.found[:0]
+			for k, kw := range s.keywords {
 				for i := 0; i < len(f); {
-					j := bytes.Index(f[i:], []byte(k.phrase))
+					j := bytes.Index(f[i:], []byte(kw.phrase))
 					if j < 0 {
 						break
 					}
-					st, en := i+j, i+j+len(k.phrase)
+					st, en := i+j, i+j+len(kw.phrase)
 					if wholeWord(f, st, en) {
-						spans[k.rule] = append(spans[k.rule], scan.Span{Start: st, End: en})
+						found = append(found, kwHit{int32(k), int32(st)})
 					}
 					i = en
 				}
 			}
+			sc.found = found
 		}
-	}
-	if shift >= 0 {
-		for i := range spans {
-			for k, sp := range spans[i] {
-				spans[i][k] = origin(sp.Start, sp.End, shift, sc.offs)
+		if len(sc.found) > 0 {
+			sorted, off := s.byKeyword(sc)
+			for r, kws := range s.ruleKw {
+				for _, k := range kws {
+					n := len(s.keywords[k].phrase)
+					for _, h := range sorted[off[k]:off[k+1]] {
+						st := int(h.start)
+						sp := scan.Span{Start: st, End: st + n}
+						if shift >= 0 {
+							sp = origin(sp.Start, sp.End, shift, sc.offs)
+						}
+						spans[r] = append(spans[r], sp)
+					}
+				}
 			}
 		}
 	}
@@ -389,12 +426,11 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 	return dst
 }
 
-// keywordsOnePass finds every keyword in f in one pass of the automaton and
-// appends the spans as the search per keyword would: for each keyword the
-// occurrences left to right, each starting at or after the end of the one
-// before (whole word or not), keeping the whole words.
-func (s *Set) keywordsOnePass(f []byte, sc *scanScratch, spans [][]scan.Span) {
-	a := s.ac
+// keywordsOnePass finds every keyword in f, one pass per automaton, and
+// leaves in sc.found what the search per keyword would: for each keyword
+// the occurrences left to right, each starting at or after the end of the
+// one before (whole word or not), keeping the whole words.
+func (s *Set) keywordsOnePass(f []byte, sc *scanScratch) {
 	nk := len(s.keywords)
 	if cap(sc.next) < nk {
 		sc.next = make([]int, nk)
@@ -402,6 +438,14 @@ func (s *Set) keywordsOnePass(f []byte, sc *scanScratch, spans [][]scan.Span) {
 	next := sc.next[:nk]
 	clear(next)
 	found := sc.found[:0]
+	for _, a := range s.acs {
+		found = s.pass(a, f, next, found)
+	}
+	sc.found = found
+}
+
+// pass is keywordsOnePass for the keywords of one automaton.
+func (s *Set) pass(a *automaton, f []byte, next []int, found []kwHit) []kwHit {
 	state := int32(0)
 	for i := 0; i < len(f); i++ {
 		if state == 0 {
@@ -414,6 +458,7 @@ func (s *Set) keywordsOnePass(f []byte, sc *scanScratch, spans [][]scan.Span) {
 		}
 		state = a.delta[int(state)*a.nclass+int(a.class[f[i]])]
 		for _, k := range a.out[a.outOff[state]:a.outOff[state+1]] {
+			k += a.lo
 			en := i + 1
 			st := en - len(s.keywords[k].phrase)
 			if st < next[k] {
@@ -425,40 +470,42 @@ func (s *Set) keywordsOnePass(f []byte, sc *scanScratch, spans [][]scan.Span) {
 			}
 		}
 	}
-	sc.found = found
-	if len(found) == 0 {
-		return
-	}
-	// Keyword order, text order within a keyword: a counting sort.
-	if cap(sc.count) < nk+1 {
+	return found
+}
+
+// byKeyword sorts sc.found by keyword, text order kept within a keyword (a
+// counting sort): keyword k's hits are sorted[off[k]:off[k+1]].
+func (s *Set) byKeyword(sc *scanScratch) (sorted []kwHit, off []int32) {
+	nk := len(s.keywords)
+	if cap(sc.off) < nk+1 {
+		sc.off = make([]int32, nk+1)
 		sc.count = make([]int32, nk+1)
 	}
-	count := sc.count[:nk+1]
-	clear(count)
-	for _, h := range found {
-		count[h.k+1]++
+	off, count := sc.off[:nk+1], sc.count[:nk+1]
+	clear(off)
+	for _, h := range sc.found {
+		off[h.k+1]++
 	}
 	for k := 1; k <= nk; k++ {
-		count[k] += count[k-1]
+		off[k] += off[k-1]
 	}
-	if cap(sc.sorted) < len(found) {
-		sc.sorted = make([]kwHit, len(found))
+	copy(count, off)
+	if cap(sc.sorted) < len(sc.found) {
+		sc.sorted = make([]kwHit, len(sc.found))
 	}
-	sorted := sc.sorted[:len(found)]
-	for _, h := range found {
+	sorted = sc.sorted[:len(sc.found)]
+	for _, h := range sc.found {
 		sorted[count[h.k]] = h
 		count[h.k]++
 	}
-	for _, h := range sorted {
-		kw := &s.keywords[h.k]
-		spans[kw.rule] = append(spans[kw.rule], scan.Span{Start: int(h.start), End: int(h.start) + len(kw.phrase)})
-	}
+	return sorted, off
 }
 
 // automaton is an Aho-Corasick automaton over the folded keywords, as a
 // dense table over byte classes (the bytes the keywords use, and one class
 // for all others).
 type automaton struct {
+	lo     int32 // its keywords are lo, lo+1, ... of the Set
 	class  [256]uint8
 	first  [256]bool // bytes that leave the root
 	nclass int
@@ -467,23 +514,59 @@ type automaton struct {
 	out    []int32
 }
 
-// maxAutomatonCells bounds the table (4 MiB); larger keyword sets are
-// searched one keyword at a time.
+// maxAutomatonCells bounds one table (4 MiB); larger keyword sets are
+// split into several. Searching them one keyword at a time instead cost
+// 0.8 s per 256 KiB field with 20,000 keywords (BenchmarkScanKeywordsAtLimits);
+// 64 KiB of keywords need at most about 17 tables, a pass each.
 const maxAutomatonCells = 1 << 20
 
-func buildAutomaton(kws []keyword) *automaton {
-	if len(kws) == 0 {
-		return nil
+// buildAutomata splits kws into runs whose table fits maxCells
+// (scan.NewAutomaton's estimate: (bytes+1) x (distinct bytes+1)) and
+// builds one automaton per run; nil when there are no keywords, or when
+// one phrase alone does not fit (then each keyword is searched alone).
+func buildAutomata(kws []keyword, maxCells int) []*automaton {
+	var out []*automaton
+	for lo := 0; lo < len(kws); {
+		var used [256]bool
+		cols, total, hi := 1, 0, lo
+		for ; hi < len(kws); hi++ {
+			p := kws[hi].phrase
+			c := cols
+			var seen [256]bool
+			for i := 0; i < len(p); i++ {
+				if !used[p[i]] && !seen[p[i]] {
+					seen[p[i]] = true
+					c++
+				}
+			}
+			if hi > lo && (total+len(p)+1)*c > maxCells {
+				break
+			}
+			for i := 0; i < len(p); i++ {
+				used[p[i]] = true
+			}
+			cols, total = c, total+len(p)
+		}
+		a := buildAutomaton(kws[lo:hi], int32(lo), maxCells)
+		if a == nil {
+			return nil
+		}
+		out = append(out, a)
+		lo = hi
 	}
+	return out
+}
+
+func buildAutomaton(kws []keyword, lo int32, maxCells int) *automaton {
 	phrases := make([]string, len(kws))
 	for i, k := range kws {
 		phrases[i] = k.phrase
 	}
-	ac, ok := scan.NewAutomaton(phrases, maxAutomatonCells)
+	ac, ok := scan.NewAutomaton(phrases, maxCells)
 	if !ok {
 		return nil
 	}
-	a := &automaton{class: ac.Class, nclass: ac.Cols, delta: ac.Delta}
+	a := &automaton{lo: lo, class: ac.Class, nclass: ac.Cols, delta: ac.Delta}
 	a.outOff = make([]int32, len(ac.Out)+1)
 	for st, o := range ac.Out {
 		a.outOff[st+1] = a.outOff[st] + int32(len(o))
