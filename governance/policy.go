@@ -130,19 +130,27 @@ const (
 	// CPU per 256 KiB answer). A pattern without such a repetition compiles
 	// to about one instruction per byte, well under this.
 	MaxPatternInsts = 2000
-	// MaxRegexpInsts bounds the instructions of all of a policy's regexps
-	// together (CheckBudget): each regexp is one pass over every scanned
-	// text, and on text chosen to keep its threads alive Go's regexp costs
-	// about 17-26 ns per instruction per byte (BenchmarkScanWorstPattern,
-	// BenchmarkScanAtBudget). 128 holds a max-size request (1 MiB over
-	// prompt, answer and tool_result) to about 3.5 s of CPU, where the
-	// per-pattern limits alone allowed days, and still holds a handful of
-	// ordinary structured patterns (a ticket id, a UUID, an email, a card
-	// number: 10 to 40 instructions each; the largest policy in the docs
-	// and tests is 74). The 0.3 s first aimed at would leave about 11
-	// instructions, less than one UUID. Word lists belong in keyword and
-	// topic rules, which the budget does not count.
-	MaxRegexpInsts = 128
+	// MaxRegexpCost bounds the cost of all of a policy's regexps together
+	// (CheckBudget), each costing its compiled instructions plus
+	// RegexpPatternCost. Every regexp is one pass over every scanned text:
+	// on text chosen to keep its threads alive Go's regexp costs about
+	// 20-27 ns per instruction per byte, and a regexp matching every byte
+	// about 0.15 s per 256 KiB for its matches alone, as much as 24
+	// instructions (BenchmarkScanWorstPattern, BenchmarkScanAtBudget).
+	// 200 holds the worst policy to about 1.2 s of CPU per 256 KiB field,
+	// 5 s per max-size request (1 MiB over prompt, answer and
+	// tool_result), where the per-pattern limits alone allowed days; and
+	// still holds five ordinary structured patterns (a ticket id, a UUID,
+	// an email, a card number: 10 to 40 instructions each). The 0.3 s per
+	// request first aimed at would leave one pattern of about 10
+	// instructions. Word lists belong in keyword and topic rules, which the
+	// budget does not count.
+	MaxRegexpCost = 200
+	// RegexpPatternCost is what each regexp costs on top of its
+	// instructions: without it, 42 copies of `\pL` (3 instructions, a
+	// match per letter) fitted 128 instructions and cost 5-7 s and 2.6 GB
+	// per 256 KiB field.
+	RegexpPatternCost = 24
 )
 
 // DefaultPolicy is what an application gets until its owner edits it:
@@ -207,23 +215,27 @@ func ParseStoredPolicy(data []byte) (Policy, *BudgetError, error) {
 	return p, be, nil
 }
 
-// BudgetError is a policy whose regexps exceed MaxRegexpInsts together.
+// BudgetError is a policy whose regexps together cost more than
+// MaxRegexpCost.
 type BudgetError struct {
-	Insts   int    // the policy's regexps' instructions, in total
-	Budget  int    // MaxRegexpInsts
-	Largest string // the pattern with the most instructions, as custom[i].patterns[j]
-	Of      int    // its instructions
+	Cost     int    // Insts + Patterns x RegexpPatternCost
+	Insts    int    // the policy's regexps' instructions, in total
+	Patterns int    // its regexps
+	Budget   int    // MaxRegexpCost
+	Largest  string // the pattern with the most instructions, as custom[i].patterns[j]
+	Of       int    // its instructions
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("policy: the custom regexps compile to %d instructions in total, over the budget of %d per policy (each costs CPU in proportion to its instructions on every request; the largest is %s, %d); keep word lists in keyword or topic rules, which the budget does not count", e.Insts, e.Budget, e.Largest, e.Of)
+	return fmt.Sprintf("policy: the custom regexps cost %d (%d instructions, plus %d for each of %d patterns), over the budget of %d per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is %s, %d instructions); keep word lists in keyword or topic rules, which the budget does not count",
+		e.Cost, e.Insts, RegexpPatternCost, e.Patterns, e.Budget, e.Largest, e.Of)
 }
 
-// CheckBudget returns a *BudgetError when p's regexps compile to more than
-// MaxRegexpInsts instructions together. Validate leaves this out, so that
-// a stored policy saved before the budget still compiles.
+// CheckBudget returns a *BudgetError when p's regexps cost more than
+// MaxRegexpCost together. Validate leaves this out, so that a stored
+// policy saved before the budget still compiles.
 func (p Policy) CheckBudget() error {
-	e := BudgetError{Budget: MaxRegexpInsts}
+	e := BudgetError{Budget: MaxRegexpCost}
 	for i, c := range p.Custom {
 		if c.Kind != "regex" {
 			continue
@@ -231,12 +243,14 @@ func (p Policy) CheckBudget() error {
 		for j, pat := range c.Patterns {
 			n := regexpInsts(pat)
 			e.Insts += n
+			e.Patterns++
 			if n > e.Of {
 				e.Of, e.Largest = n, fmt.Sprintf("custom[%d].patterns[%d]", i, j)
 			}
 		}
 	}
-	if e.Insts > e.Budget {
+	e.Cost = e.Insts + e.Patterns*RegexpPatternCost
+	if e.Cost > e.Budget {
 		return &e
 	}
 	return nil

@@ -112,13 +112,16 @@ func TestParsePolicyDocument(t *testing.T) {
 		// proportion to program size times text (minutes per 256 KiB answer).
 		{name: "regexp program too large", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["((((((((((a*)*)*)*)*)*)*)*)*)*){1000}"]}]}`, wantErr: "custom[0].patterns[0]: compiles to"},
 		{name: "regexp repeat of a group", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["ok", "(a*){1000}"]}]}`, wantErr: "custom[0].patterns[1]: compiles to"},
-		// MaxRegexpInsts counts every regexp of the document: each is one
-		// pass over every text, at up to ~20 ns per instruction per byte.
-		{name: "regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,40}0"]}, {"name": "y", "kind": "regex", "patterns": ["ok", "\\pL{0,22}0"]}]}`, wantErr: "compile to 134 instructions in total, over the budget of 128 per policy (each costs CPU in proportion to its instructions on every request; the largest is custom[0].patterns[0], 83)"},
-		{name: "one regexp over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["[a-z]{0,900}0"]}]}`, wantErr: "compile to 1803 instructions in total, over the budget of 128"},
-		{name: "many small regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 43) + `"[0-9]"]}]}`, wantErr: "compile to 132 instructions in total, over the budget of 128"},
-		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,62}0"]}]}`, grounding: def, rules: 1},
-		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,62}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
+		// MaxRegexpCost counts every regexp of the document: each is one
+		// pass over every text, at up to ~27 ns per instruction per byte,
+		// plus RegexpPatternCost for what its matches may cost.
+		{name: "regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,40}0"]}, {"name": "y", "kind": "regex", "patterns": ["ok", "\\pL{0,22}0"]}]}`, wantErr: "policy: the custom regexps cost 206 (134 instructions, plus 24 for each of 3 patterns), over the budget of 200 per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is custom[0].patterns[0], 83 instructions); keep word lists in keyword or topic rules"},
+		{name: "one regexp over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["[a-z]{0,900}0"]}]}`, wantErr: "cost 1827 (1803 instructions, plus 24 for each of 1 patterns), over the budget of 200"},
+		{name: "many small regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 7) + `"[0-9]"]}]}`, wantErr: "cost 216 (24 instructions, plus 24 for each of 8 patterns), over the budget of 200"},
+		{name: "seven small regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 6) + `"[0-9]"]}]}`, grounding: def, rules: 1},
+		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}]}`, grounding: def, rules: 1},
+		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
+		{name: "five ordinary regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["JIRA-\\d+", "INC\\d{6}", "acct-[0-9]{8}", "(?i)confidential"]}, {"name": "y", "kind": "regex", "patterns": ["ZX[0-9A-F]{10}"]}]}`, grounding: def, rules: 1},
 		{name: "regexp ordinary", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\b[A-Z]{2,5}-\\d{3,8}\\b", "[a-f0-9]{32}", "(?i)confidential"]}]}`, grounding: def, rules: 1},
 	}
 	for _, tt := range tests {
@@ -167,7 +170,7 @@ func TestKnownPoliciesCoverScanners(t *testing.T) {
 }
 
 // TestParseStoredPolicyBudget: a stored document over the regexp budget
-// (saved before MaxRegexpInsts existed) still loads and compiles, its
+// (saved before MaxRegexpCost existed) still loads and compiles, its
 // overrun reported apart; a PUT of the same document (ParsePolicy) is
 // refused; anything else wrong with a stored document is still an error.
 func TestParseStoredPolicyBudget(t *testing.T) {
@@ -175,12 +178,12 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 	tests := []struct {
 		name      string
 		doc       string
-		wantOver  int    // the overrun's instructions; 0: within the budget
+		wantOver  int    // the overrun's cost; 0: within the budget
 		wantErr   string // ParseStoredPolicy's error
 		putErr    string // ParsePolicy's error
 		text, hit string // a text the compiled policy scans, and the span it finds
 	}{
-		{name: "over the budget", doc: over, wantOver: 139, putErr: "compile to 139 instructions in total, over the budget",
+		{name: "over the budget", doc: over, wantOver: 259, putErr: "cost 259 (139 instructions, plus 24 for each of 5 patterns), over the budget of 200",
 			text: "badge EMP-123456, strictly confidential", hit: "EMP-123456"},
 		{name: "within the budget", doc: `{"rules": [{"match": "custom", "action": "block"}], ` + customDocs + `}`, putErr: "",
 			text: "see JIRA-42", hit: "JIRA-42"},
@@ -205,7 +208,7 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 			}
 			require.NoError(t, err)
 			if tt.wantOver > 0 {
-				require.Equal(t, &BudgetError{Insts: tt.wantOver, Budget: MaxRegexpInsts, Largest: "custom[0].patterns[2]", Of: 57}, overrun)
+				require.Equal(t, &BudgetError{Cost: tt.wantOver, Insts: 139, Patterns: 5, Budget: MaxRegexpCost, Largest: "custom[0].patterns[2]", Of: 57}, overrun)
 				var be *BudgetError
 				require.ErrorAs(t, putErr, &be)
 				require.Equal(t, overrun, be)

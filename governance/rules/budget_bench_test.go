@@ -109,24 +109,36 @@ func BenchmarkScanSmall(b *testing.B) {
 	}
 }
 
-// atBudget are the worst policies governance.MaxRegexpInsts (128) admits:
-// worstPattern cut to 127 instructions, once; and 32 short patterns of 4
-// instructions (a pass over the text each).
-var atBudget = map[string][]string{
-	"one-long":   {`\pL{0,62}0`},
-	"many-short": slicesRepeat(`\pL0`, 32),
-}
-
-// BenchmarkScanAtBudget is one Scan of a 256 KiB field by each of atBudget.
+// BenchmarkScanAtBudget is one Scan of a 256 KiB field of "aaa..." by the
+// worst policies governance.MaxRegexpCost (200: instructions plus 24 per
+// pattern) admits: worstPattern cut to 175 instructions, once; 7 short
+// patterns of 4 instructions (a pass over the text each) matching
+// nothing; 7 copies of \pL (3 instructions) each matching every byte.
+// Before the per-pattern part of the cost, 42 copies of \pL fitted (128
+// instructions): many-matching-42, 11 million spans.
 func BenchmarkScanAtBudget(b *testing.B) {
-	for _, name := range []string{"one-long", "many-short"} {
-		b.Run(name, func(b *testing.B) {
-			set, err := Compile([]Spec{{Name: "w", Kind: "regex", Patterns: atBudget[name]}})
+	for _, tt := range []struct {
+		name     string
+		patterns []string
+		spans    int
+	}{
+		{"one-long", []string{`\pL{0,86}0`}, 0},
+		{"many-short", slicesRepeat(`\pL0`, 7), 0},
+		{"many-matching", slicesRepeat(`\pL`, 7), 7 * len(worstText)},
+		{"many-matching-42", slicesRepeat(`\pL`, 42), 42 * len(worstText)},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			set, err := Compile([]Spec{{Name: "w", Kind: "regex", Patterns: tt.patterns}})
 			require.NoError(b, err)
+			b.ReportAllocs()
 			b.SetBytes(int64(len(worstText)))
 			for b.Loop() {
-				if hs := set.Scan(worstText, nil); len(hs) != 0 {
-					b.Fatal(hs)
+				n := 0
+				for _, h := range set.Scan(worstText, nil) {
+					n += len(h.Spans)
+				}
+				if n != tt.spans {
+					b.Fatal(n)
 				}
 			}
 		})

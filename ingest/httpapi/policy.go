@@ -84,7 +84,7 @@ func (p *policyCache) get(ctx context.Context, app query.App) (*governance.Compi
 			// the app off, or running it on other rules, would be worse),
 			// and operators can find such apps here, once per version.
 			p.log.Warn("stored policy is over the regexp budget; it applies until its next PUT, which must fit",
-				"app", app.ID, "version", version, "insts", overrun.Insts, "budget", overrun.Budget, "largest", overrun.Largest)
+				"app", app.ID, "version", version, "cost", overrun.Cost, "budget", overrun.Budget, "largest", overrun.Largest)
 		}
 	}
 	p.put(app.ID, &policyEntry{version: version, compiled: compiled, checkedAt: now})
