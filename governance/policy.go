@@ -134,11 +134,11 @@ const (
 	// (CheckBudget), each costing its compiled instructions plus
 	// RegexpPatternCost. Every regexp is one pass over every scanned text:
 	// on text chosen to keep its threads alive Go's regexp costs about
-	// 20-27 ns per instruction per byte, and a regexp matching every byte
+	// 20-30 ns per instruction per byte, and a regexp matching every byte
 	// about 0.15 s per 256 KiB for its matches alone, as much as 24
 	// instructions (BenchmarkScanWorstPattern, BenchmarkScanAtBudget).
-	// 200 holds the worst policy to about 1.2 s of CPU per 256 KiB field,
-	// 5 s per max-size request (1 MiB over prompt, answer and
+	// 200 holds the worst policies found to 1-1.4 s of CPU per 256 KiB
+	// field, about 5 s per max-size request (1 MiB over prompt, answer and
 	// tool_result), where the per-pattern limits alone allowed days; and
 	// still holds five ordinary structured patterns (a ticket id, a UUID,
 	// an email, a card number: 10 to 40 instructions each). The 0.3 s per
