@@ -152,7 +152,7 @@ func TestDuplicateKeywordsBounded(t *testing.T) {
 			hs := set.Scan(text, nil)
 			require.Len(t, hs, tt.rules)
 			for _, h := range hs {
-				require.Len(t, h.Spans, tt.wantSpans)
+				require.Equal(t, tt.wantSpans, len(h.Spans), h.Policy)
 			}
 		})
 	}
