@@ -12,6 +12,7 @@ import (
 	"github.com/governance-gateway/gateway/governance/grounding"
 	"github.com/governance-gateway/gateway/governance/injection"
 	"github.com/governance-gateway/gateway/governance/pii"
+	"github.com/governance-gateway/gateway/governance/rules"
 	"github.com/governance-gateway/gateway/governance/scan"
 	"github.com/governance-gateway/gateway/governance/secrets"
 )
@@ -151,6 +152,14 @@ const (
 	// match per letter) fitted 128 instructions and cost 5-7 s and 2.6 GB
 	// per 256 KiB field.
 	RegexpPatternCost = 24
+	// MaxRulesPerPhrase bounds how many custom rules may give one keyword
+	// or topic phrase (compared as the rules compare it: case, separators
+	// and invisible characters aside). Each rule is a hit of its own with
+	// every occurrence, and the engine copies each hit's spans: 100 rules
+	// sharing the 25 phrases "a", "a a", ... made 50 million spans, 4.3 GB
+	// for one 256 KiB field of "a a a ...". Three leaves room for a word in
+	// a keyword rule and a topic; one rule may list a phrase many times.
+	MaxRulesPerPhrase = 3
 )
 
 // DefaultPolicy is what an application gets until its owner edits it:
@@ -200,8 +209,8 @@ func ParsePolicy(data []byte) (Policy, error) {
 }
 
 // ParseStoredPolicy reads a document the store holds: ParsePolicy, except
-// that a policy over the regexp budget still loads, with the overrun
-// returned apart for the caller to log. The budget came after documents
+// that a policy over CheckBudget's limits still loads, with the overrun
+// returned apart for the caller to log. The limits came after documents
 // were stored under the per-pattern limits alone, and an application
 // whose policy was accepted must neither stop answering nor run with rules
 // other than its own; its next PUT must fit.
@@ -216,7 +225,8 @@ func ParseStoredPolicy(data []byte) (Policy, *BudgetError, error) {
 }
 
 // BudgetError is a policy whose regexps together cost more than
-// MaxRegexpCost.
+// MaxRegexpCost, or which gives one phrase in more than MaxRulesPerPhrase
+// rules.
 type BudgetError struct {
 	Cost     int    // Insts + Patterns x RegexpPatternCost
 	Insts    int    // the policy's regexps' instructions, in total
@@ -224,23 +234,42 @@ type BudgetError struct {
 	Budget   int    // MaxRegexpCost
 	Largest  string // the pattern with the most instructions, as custom[i].patterns[j]
 	Of       int    // its instructions
+	// Phrase is the first phrase given by more than MaxRulesPerPhrase
+	// rules ("" if none), PhraseRules those rules' names.
+	Phrase      string
+	PhraseRules []string
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("policy: the custom regexps cost %d (%d instructions, plus %d for each of %d patterns), over the budget of %d per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is %s, %d instructions); keep word lists in keyword or topic rules, which the budget does not count",
-		e.Cost, e.Insts, RegexpPatternCost, e.Patterns, e.Budget, e.Largest, e.Of)
+	if e.Cost > e.Budget {
+		return fmt.Sprintf("policy: the custom regexps cost %d (%d instructions, plus %d for each of %d patterns), over the budget of %d per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is %s, %d instructions); keep word lists in keyword or topic rules, which the budget does not count",
+			e.Cost, e.Insts, RegexpPatternCost, e.Patterns, e.Budget, e.Largest, e.Of)
+	}
+	return fmt.Sprintf("policy: the phrase %q is given by %d custom rules (%s), at most %d: each rule lists every occurrence of it apart, so sharing a phrase multiplies what a request carries; keep it in fewer rules",
+		e.Phrase, len(e.PhraseRules), strings.Join(e.PhraseRules, ", "), MaxRulesPerPhrase)
 }
 
 // CheckBudget returns a *BudgetError when p's regexps cost more than
-// MaxRegexpCost together. Validate leaves this out, so that a stored
-// policy saved before the budget still compiles.
+// MaxRegexpCost together, or one keyword or topic phrase is given by more
+// than MaxRulesPerPhrase rules. Validate leaves this out, so that a stored
+// policy saved before these limits still compiles.
 func (p Policy) CheckBudget() error {
 	e := BudgetError{Budget: MaxRegexpCost}
+	var order []string                // phrases, first seen first
+	byPhrase := map[string][]string{} // phrase -> the rules giving it
 	for i, c := range p.Custom {
-		if c.Kind != "regex" {
-			continue
-		}
 		for j, pat := range c.Patterns {
+			if c.Kind != "regex" {
+				ph := rules.Phrase(pat)
+				rs := byPhrase[ph]
+				if len(rs) == 0 {
+					order = append(order, ph)
+				}
+				if !slices.Contains(rs, c.Name) {
+					byPhrase[ph] = append(rs, c.Name)
+				}
+				continue
+			}
 			n := regexpInsts(pat)
 			e.Insts += n
 			e.Patterns++
@@ -250,7 +279,13 @@ func (p Policy) CheckBudget() error {
 		}
 	}
 	e.Cost = e.Insts + e.Patterns*RegexpPatternCost
-	if e.Cost > e.Budget {
+	for _, ph := range order {
+		if len(byPhrase[ph]) > MaxRulesPerPhrase {
+			e.Phrase, e.PhraseRules = ph, byPhrase[ph]
+			break
+		}
+	}
+	if e.Cost > e.Budget || e.Phrase != "" {
 		return &e
 	}
 	return nil

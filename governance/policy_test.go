@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,6 +123,10 @@ func TestParsePolicyDocument(t *testing.T) {
 		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}]}`, grounding: def, rules: 1},
 		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
 		{name: "five ordinary regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["JIRA-\\d+", "INC\\d{6}", "acct-[0-9]{8}", "(?i)confidential"]}, {"name": "y", "kind": "regex", "patterns": ["ZX[0-9A-F]{10}"]}]}`, grounding: def, rules: 1},
+		// MaxRulesPerPhrase: each rule lists every occurrence of a phrase
+		// apart, so a phrase shared by many rules multiplies the spans.
+		{name: "a phrase in four rules", doc: sharedPhrase(4), wantErr: `policy: the phrase "project falcon" is given by 4 custom rules (r0, r1, r2, r3), at most 3: each rule lists every occurrence of it apart`},
+		{name: "a phrase in three rules", doc: sharedPhrase(3), grounding: def, rules: 1},
 		{name: "regexp ordinary", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\b[A-Z]{2,5}-\\d{3,8}\\b", "[a-f0-9]{32}", "(?i)confidential"]}]}`, grounding: def, rules: 1},
 	}
 	for _, tt := range tests {
@@ -169,8 +174,9 @@ func TestKnownPoliciesCoverScanners(t *testing.T) {
 	require.True(t, strings.HasPrefix(secrets.Policies()[0], "secrets."))
 }
 
-// TestParseStoredPolicyBudget: a stored document over the regexp budget
-// (saved before MaxRegexpCost existed) still loads and compiles, its
+// TestParseStoredPolicyBudget: a stored document over the regexp budget or
+// sharing a phrase between too many rules (saved before MaxRegexpCost and
+// MaxRulesPerPhrase existed) still loads and compiles, its
 // overrun reported apart; a PUT of the same document (ParsePolicy) is
 // refused; anything else wrong with a stored document is still an error.
 func TestParseStoredPolicyBudget(t *testing.T) {
@@ -178,13 +184,15 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 	tests := []struct {
 		name      string
 		doc       string
-		wantOver  int    // the overrun's cost; 0: within the budget
-		wantErr   string // ParseStoredPolicy's error
-		putErr    string // ParsePolicy's error
-		text, hit string // a text the compiled policy scans, and the span it finds
+		wantOver  *BudgetError // the overrun; nil: within the limits
+		wantErr   string       // ParseStoredPolicy's error
+		putErr    string       // ParsePolicy's error
+		text, hit string       // a text the compiled policy scans, and the span it finds
 	}{
-		{name: "over the budget", doc: over, wantOver: 259, putErr: "cost 259 (139 instructions, plus 24 for each of 5 patterns), over the budget of 200",
+		{name: "over the budget", doc: over, wantOver: &BudgetError{Cost: 259, Insts: 139, Patterns: 5, Budget: MaxRegexpCost, Largest: "custom[0].patterns[2]", Of: 57}, putErr: "cost 259 (139 instructions, plus 24 for each of 5 patterns), over the budget of 200",
 			text: "badge EMP-123456, strictly confidential", hit: "EMP-123456"},
+		{name: "a phrase in four rules", doc: sharedPhrase(4), wantOver: &BudgetError{Budget: MaxRegexpCost, Phrase: "project falcon", PhraseRules: []string{"r0", "r1", "r2", "r3"}},
+			putErr: `the phrase "project falcon" is given by 4 custom rules (r0, r1, r2, r3), at most 3`, text: "the PROJECT-FALCON memo", hit: "PROJECT-FALCON"},
 		{name: "within the budget", doc: `{"rules": [{"match": "custom", "action": "block"}], ` + customDocs + `}`, putErr: "",
 			text: "see JIRA-42", hit: "JIRA-42"},
 		{name: "bad regexp", doc: `{"rules": [], "custom": [{"name": "x", "kind": "regex", "patterns": ["("]}]}`, wantErr: "missing closing )", putErr: "missing closing )"},
@@ -207,8 +215,8 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if tt.wantOver > 0 {
-				require.Equal(t, &BudgetError{Cost: tt.wantOver, Insts: 139, Patterns: 5, Budget: MaxRegexpCost, Largest: "custom[0].patterns[2]", Of: 57}, overrun)
+			if tt.wantOver != nil {
+				require.Equal(t, tt.wantOver, overrun)
 				var be *BudgetError
 				require.ErrorAs(t, putErr, &be)
 				require.Equal(t, overrun, be)
@@ -222,4 +230,20 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 			require.Equal(t, tt.hit, tt.text[fs[0].Spans[0].Start:fs[0].Spans[0].End])
 		})
 	}
+}
+
+// sharedPhrase is a policy of n keyword rules giving the same phrase,
+// spelt differently, one of them three times.
+func sharedPhrase(n int) string {
+	spell := []string{"project falcon", "Project-Falcon", "PROJECT  falcon", "project_falcon"}
+	var b strings.Builder
+	b.WriteString(`{"rules": [{"match": "custom", "action": "block"}], "custom": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"name": "r%d", "kind": "keyword", "patterns": [%q, "other%d"]}`, i, spell[i%len(spell)], i)
+	}
+	b.WriteString(`, {"name": "t", "kind": "topic", "patterns": ["x", "x", "X", "x"]}]}`)
+	return b.String()
 }

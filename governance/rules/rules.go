@@ -119,7 +119,7 @@ func Compile(specs []Spec) (*Set, error) {
 			}
 		case "keyword", "topic":
 			for _, p := range sp.Patterns {
-				f := strings.TrimSpace(normalize(p))
+				f := Phrase(p)
 				if f == "" {
 					return nil, fmt.Errorf("rule %q: empty pattern", sp.Name)
 				}
@@ -154,6 +154,11 @@ func Compile(specs []Spec) (*Set, error) {
 	s.acs = buildAutomata(s.keywords, maxAutomatonCells)
 	return s, nil
 }
+
+// Phrase is the phrase a keyword or topic pattern searches for: normalize
+// (folded, separators as one space, invisible characters dropped),
+// trimmed. Two patterns with the same Phrase find the same spans.
+func Phrase(pattern string) string { return strings.TrimSpace(normalize(pattern)) }
 
 // fold lower-cases s rune by rune, keeping every rune's byte length.
 func fold(s string) string { return string(appendFold(nil, s)) }

@@ -80,11 +80,12 @@ func (p *policyCache) get(ctx context.Context, app query.App) (*governance.Compi
 			return nil, fmt.Errorf("stored policy of app %s version %d does not compile: %w", app.ID, version, err)
 		}
 		if overrun != nil {
-			// Saved before the regexp budget: it keeps applying (turning
+			// Saved before the budget: it keeps applying (turning
 			// the app off, or running it on other rules, would be worse),
 			// and operators can find such apps here, once per version.
-			p.log.Warn("stored policy is over the regexp budget; it applies until its next PUT, which must fit",
-				"app", app.ID, "version", version, "cost", overrun.Cost, "budget", overrun.Budget, "largest", overrun.Largest)
+			p.log.Warn("stored policy is over the custom rules' budget; it applies until its next PUT, which must fit",
+				"app", app.ID, "version", version, "cost", overrun.Cost, "budget", overrun.Budget, "largest", overrun.Largest,
+				"shared_phrase", overrun.Phrase, "reason", overrun.Error())
 		}
 	}
 	p.put(app.ID, &policyEntry{version: version, compiled: compiled, checkedAt: now})

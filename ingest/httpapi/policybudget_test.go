@@ -38,7 +38,7 @@ func TestStoredPolicyOverBudget(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Code, "%s: %s", tt.name, r.Body)
 		require.Equal(t, tt.governance, r.JSON(t)["governance"], tt.name)
 	}
-	require.Equal(t, 1, bytes.Count(logs.Bytes(), []byte("over the regexp budget")), "%s", logs.String())
+	require.Equal(t, 1, bytes.Count(logs.Bytes(), []byte("over the custom rules' budget")), "%s", logs.String())
 	require.Contains(t, logs.String(), "cost=259 budget=200")
 
 	m := requireError(t, e.do("PUT", path, over, bearer(a.token)...), http.StatusBadRequest)
@@ -49,5 +49,5 @@ func TestStoredPolicyOverBudget(t *testing.T) {
 	r := e.do("PUT", path, fits, bearer(a.token)...)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	require.Equal(t, "block", e.postVerify(app.Key, map[string]any{"answer": "Strictly confidential"}).JSON(t)["governance"])
-	require.Equal(t, 1, bytes.Count(logs.Bytes(), []byte("over the regexp budget")))
+	require.Equal(t, 1, bytes.Count(logs.Bytes(), []byte("over the custom rules' budget")))
 }
