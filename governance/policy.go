@@ -138,15 +138,14 @@ const (
 	// 20-30 ns per instruction per byte, and a regexp matching every byte
 	// about 0.15 s per 256 KiB for its matches alone, as much as 24
 	// instructions (BenchmarkScanWorstPattern, BenchmarkScanAtBudget).
-	// 200 holds the worst policies found to 1-1.4 s of CPU per 256 KiB
-	// field, about 5 s per max-size request (1 MiB over prompt, answer and
-	// tool_result), where the per-pattern limits alone allowed days; and
-	// still holds five ordinary structured patterns (a ticket id, a UUID,
-	// an email, a card number: 10 to 40 instructions each). The 0.3 s per
-	// request first aimed at would leave one pattern of about 10
-	// instructions. Word lists belong in keyword and topic rules, which the
-	// budget does not count.
-	MaxRegexpCost = 200
+	// 1,000 holds the worst policies found to seconds of CPU per 256 KiB
+	// field (docs/benchmarks.md, stop 18), where the per-pattern limits
+	// alone allowed days; and holds twenty-odd ordinary structured
+	// patterns (a ticket id, a UUID, a card number: 10 to 60 instructions
+	// each): 200, measured first, refused five ordinary patterns together.
+	// Word lists belong in keyword and topic rules, which the budget does
+	// not count.
+	MaxRegexpCost = 1000
 	// RegexpPatternCost is what each regexp costs on top of its
 	// instructions: without it, 42 copies of `\pL` (3 instructions, a
 	// match per letter) fitted 128 instructions and cost 5-7 s and 2.6 GB

@@ -116,12 +116,12 @@ func TestParsePolicyDocument(t *testing.T) {
 		// MaxRegexpCost counts every regexp of the document: each is one
 		// pass over every text, at up to ~27 ns per instruction per byte,
 		// plus RegexpPatternCost for what its matches may cost.
-		{name: "regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,40}0"]}, {"name": "y", "kind": "regex", "patterns": ["ok", "\\pL{0,22}0"]}]}`, wantErr: "policy: the custom regexps cost 206 (134 instructions, plus 24 for each of 3 patterns), over the budget of 200 per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is custom[0].patterns[0], 83 instructions); keep word lists in keyword or topic rules"},
-		{name: "one regexp over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["[a-z]{0,900}0"]}]}`, wantErr: "cost 1827 (1803 instructions, plus 24 for each of 1 patterns), over the budget of 200"},
-		{name: "many small regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 7) + `"[0-9]"]}]}`, wantErr: "cost 216 (24 instructions, plus 24 for each of 8 patterns), over the budget of 200"},
-		{name: "seven small regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 6) + `"[0-9]"]}]}`, grounding: def, rules: 1},
-		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}]}`, grounding: def, rules: 1},
-		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,86}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
+		{name: "regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,300}0"]}, {"name": "y", "kind": "regex", "patterns": ["ok", "\\pL{0,200}0"]}]}`, wantErr: "policy: the custom regexps cost 1082 (1010 instructions, plus 24 for each of 3 patterns), over the budget of 1000 per policy (each regexp is a pass over every text, its time in proportion to its instructions; the largest is custom[0].patterns[0], 603 instructions); keep word lists in keyword or topic rules"},
+		{name: "one regexp over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["[a-z]{0,900}0"]}]}`, wantErr: "cost 1827 (1803 instructions, plus 24 for each of 1 patterns), over the budget of 1000"},
+		{name: "many small regexps over the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 37) + `"[0-9]"]}]}`, wantErr: "cost 1026 (114 instructions, plus 24 for each of 38 patterns), over the budget of 1000"},
+		{name: "thirty-seven small regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": [` + strings.Repeat(`"[0-9]", `, 36) + `"[0-9]"]}]}`, grounding: def, rules: 1},
+		{name: "regexps at the policy budget", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,486}0"]}]}`, grounding: def, rules: 1},
+		{name: "keywords are not counted", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["\\pL{0,486}0"]}, {"name": "k", "kind": "keyword", "patterns": [` + strings.Repeat(`"confidential", `, 199) + `"secret"]}]}`, grounding: def, rules: 1},
 		{name: "five ordinary regexps", doc: `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "x", "kind": "regex", "patterns": ["JIRA-\\d+", "INC\\d{6}", "acct-[0-9]{8}", "(?i)confidential"]}, {"name": "y", "kind": "regex", "patterns": ["ZX[0-9A-F]{10}"]}]}`, grounding: def, rules: 1},
 		// MaxRulesPerPhrase: each rule lists every occurrence of a phrase
 		// apart, so a phrase shared by many rules multiplies the spans.
@@ -180,7 +180,7 @@ func TestKnownPoliciesCoverScanners(t *testing.T) {
 // overrun reported apart; a PUT of the same document (ParsePolicy) is
 // refused; anything else wrong with a stored document is still an error.
 func TestParseStoredPolicyBudget(t *testing.T) {
-	over := `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "(?i)\\b(?:internal only|do not distribute|strictly confidential)\\b", "\\b4[0-9]{12}(?:[0-9]{3})?\\b", "INC[0-9]{6}"]}]}`
+	over := `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "(?i)\\b(?:internal only|do not distribute|strictly confidential)\\b", "\\b4[0-9]{12}(?:[0-9]{3})?\\b", "INC[0-9]{6}", "\\pL{0,400}0"]}]}`
 	tests := []struct {
 		name      string
 		doc       string
@@ -189,7 +189,7 @@ func TestParseStoredPolicyBudget(t *testing.T) {
 		putErr    string       // ParsePolicy's error
 		text, hit string       // a text the compiled policy scans, and the span it finds
 	}{
-		{name: "over the budget", doc: over, wantOver: &BudgetError{Cost: 259, Insts: 139, Patterns: 5, Budget: MaxRegexpCost, Largest: "custom[0].patterns[2]", Of: 57}, putErr: "cost 259 (139 instructions, plus 24 for each of 5 patterns), over the budget of 200",
+		{name: "over the budget", doc: over, wantOver: &BudgetError{Cost: 1086, Insts: 942, Patterns: 6, Budget: MaxRegexpCost, Largest: "custom[0].patterns[5]", Of: 803}, putErr: "cost 1086 (942 instructions, plus 24 for each of 6 patterns), over the budget of 1000",
 			text: "badge EMP-123456, strictly confidential", hit: "EMP-123456"},
 		{name: "a phrase in four rules", doc: sharedPhrase(4), wantOver: &BudgetError{Budget: MaxRegexpCost, Phrase: "project falcon", PhraseRules: []string{"r0", "r1", "r2", "r3"}},
 			putErr: `the phrase "project falcon" is given by 4 custom rules (r0, r1, r2, r3), at most 3`, text: "the PROJECT-FALCON memo", hit: "PROJECT-FALCON"},

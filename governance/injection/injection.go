@@ -120,9 +120,10 @@ func (s *Scanner) Score(text string) (float64, []string) {
 
 // Window is the span of text one model score covers (bytes); see Score.
 // Chosen on the cross-validated eval with long benign documents and
-// buried attacks (docs/governance.md): windows of 640 bytes caught 75% of
-// buried attacks at 7.6% false positives on 8 KB READMEs, 768 68% at
-// 6.1%, 1,024 55% at 4.8%.
+// buried attacks (docs/governance.md, "Long texts and tool outputs"):
+// smaller windows catch more buried attacks and flag more benign
+// documents (640 bytes: 75% of buried attacks, 7.6% of 8 KB READMEs;
+// 1,024: 55% and 4.8%; 768: between).
 const Window = 768
 
 // windowSignalBudget bounds the windows' signal search of a long text

@@ -27,7 +27,11 @@ func referenceScan(specs []Spec, text string) []scan.Hit {
 		for _, p := range sp.Patterns {
 			if sp.Kind == "regex" {
 				for _, m := range regexp.MustCompile(p).FindAllStringIndex(text, -1) {
-					if m[1] > m[0] {
+					switch n := len(spans); {
+					case m[1] <= m[0]:
+					case n > 0 && spans[n-1].End == m[0]: // touching: one span
+						spans[n-1].End = m[1]
+					default:
 						spans = append(spans, scan.Span{Start: m[0], End: m[1]})
 					}
 				}

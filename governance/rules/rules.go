@@ -417,9 +417,18 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 				continue
 			}
 			for _, m := range re.FindAllStringIndex(text, -1) {
-				if m[1] > m[0] {
-					spans[i] = append(spans[i], scan.Span{Start: m[0], End: m[1]})
+				if m[1] <= m[0] {
+					continue
 				}
+				// Touching matches are one span: a pattern matching every
+				// letter (`\pL`) would otherwise list every byte, 16
+				// bytes a span and GBs per max-size request
+				// (BenchmarkScanAtBudget/many-matching).
+				if n := len(spans[i]); n > 0 && spans[i][n-1].End == m[0] {
+					spans[i][n-1].End = m[1]
+					continue
+				}
+				spans[i] = append(spans[i], scan.Span{Start: m[0], End: m[1]})
 			}
 		}
 	}

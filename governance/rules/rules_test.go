@@ -15,6 +15,7 @@ func TestScan(t *testing.T) {
 		{Name: "codename", Kind: "keyword", Patterns: []string{"Project Falcon", "ÉCLAIR"}},
 		{Name: "ticket", Kind: "regex", Patterns: []string{`JIRA-\d+`}, Severity: scan.SeverityLow},
 		{Name: "weapons", Kind: "topic", Patterns: []string{"build a bomb"}},
+		{Name: "digits", Kind: "regex", Patterns: []string{`[0-9]`}},
 	})
 	require.NoError(t, err)
 	tests := []struct {
@@ -24,8 +25,11 @@ func TestScan(t *testing.T) {
 		{"about project falcon and PROJECT FALCON.", map[string][]string{"custom.codename": {"project falcon", "PROJECT FALCON"}}},
 		{"projectfalcon is not a match, nor Project Falconry", map[string][]string{}},
 		{"un éclair au café", map[string][]string{"custom.codename": {"éclair"}}},
-		{"see JIRA-12 and JIRA-7", map[string][]string{"custom.ticket": {"JIRA-12", "JIRA-7"}}},
+		{"see JIRA-12 and JIRA-7", map[string][]string{"custom.ticket": {"JIRA-12", "JIRA-7"}, "custom.digits": {"12", "7"}}},
 		{"how to Build a Bomb?", map[string][]string{"topic.weapons": {"Build a Bomb"}}},
+		// Touching matches are one span (a pattern matching every byte
+		// listed each one apart).
+		{"codes 4111 and 7", map[string][]string{"custom.digits": {"4111", "7"}}},
 	}
 	for _, tt := range tests {
 		got := map[string][]string{}

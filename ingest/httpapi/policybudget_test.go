@@ -20,9 +20,10 @@ func TestStoredPolicyOverBudget(t *testing.T) {
 	a := e.signup("budget@example.com")
 	app := e.verifyApp(a)
 	path := "/api/console/apps/" + app.ID + "/policy"
-	// Five ordinary patterns, 139 instructions (cost 259): valid under
-	// the per-pattern limits this document was saved under.
-	over := []byte(`{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "(?i)\\b(?:internal only|do not distribute|strictly confidential)\\b", "\\b4[0-9]{12}(?:[0-9]{3})?\\b", "INC[0-9]{6}"]}], "grounding": {"enabled": false}}`)
+	// Five ordinary patterns and a costly one, 942 instructions (cost
+	// 1086): valid under the per-pattern limits this document was saved
+	// under.
+	over := []byte(`{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "(?i)\\b(?:internal only|do not distribute|strictly confidential)\\b", "\\b4[0-9]{12}(?:[0-9]{3})?\\b", "INC[0-9]{6}", "\\pL{0,400}0"]}], "grounding": {"enabled": false}}`)
 	_, err := e.store.SetAppPolicy(context.Background(), a.org, app.ID, over)
 	require.NoError(t, err)
 
@@ -39,10 +40,10 @@ func TestStoredPolicyOverBudget(t *testing.T) {
 		require.Equal(t, tt.governance, r.JSON(t)["governance"], tt.name)
 	}
 	require.Equal(t, 1, bytes.Count(logs.Bytes(), []byte("over the custom rules' budget")), "%s", logs.String())
-	require.Contains(t, logs.String(), "cost=259 budget=200")
+	require.Contains(t, logs.String(), "cost=1086 budget=1000")
 
 	m := requireError(t, e.do("PUT", path, over, bearer(a.token)...), http.StatusBadRequest)
-	require.Contains(t, m["error"], "cost 259 (139 instructions, plus 24 for each of 5 patterns), over the budget of 200 per policy")
+	require.Contains(t, m["error"], "cost 1086 (942 instructions, plus 24 for each of 6 patterns), over the budget of 1000 per policy")
 	require.Equal(t, false, e.do("GET", path, nil, bearer(a.token)...).JSON(t)["default"], "the console still shows the stored policy")
 
 	fits := `{"rules": [{"match": "custom", "action": "block"}], "custom": [{"name": "ids", "kind": "regex", "patterns": ["EMP-[0-9]{6}"]}, {"name": "words", "kind": "keyword", "patterns": ["internal only", "do not distribute", "strictly confidential"]}], "grounding": {"enabled": false}}`
