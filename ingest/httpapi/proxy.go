@@ -198,7 +198,8 @@ func (s *Server) proxyChat(c echo.Context) error {
 		// that sends its key both ways) would be handed to the vendor.
 		return reject(fail(http.StatusUnauthorized, "Authorization carries a service API key ("+auth.APIKeyPrefix+"…), which the proxy would forward to the upstream: send the upstream vendor's key as Authorization: Bearer, or drop X-Service-Api-Key / X-API-Key to use Full Control; nothing was forwarded"))
 	}
-	mode := h.Get("X-Service-Mode")
+	// Header values are matched as HTTP tokens usually are: "Guard" is guard.
+	mode := strings.ToLower(strings.TrimSpace(h.Get("X-Service-Mode")))
 	if mode == "" { // the tenant's default (spec 4.1), else the operator's
 		if mode, err = s.orgModes.get(c.Request().Context(), app.OrgID); err != nil {
 			return reject(unavailable("cannot read the organisation's default mode right now; retry", err))
