@@ -53,6 +53,16 @@ func TestLongDocuments(t *testing.T) {
 			poisoned := doc[:i] + "\n\n" + planted + doc[i:]
 			score, sig := s.Score(poisoned)
 			require.GreaterOrEqual(t, score, injection.Threshold, "planted at %.0f%% of %d bytes (signals %v)", at*100, len(doc), sig)
+			// The hit's span is the window that scored: it holds the planted
+			// passage, and in a long text it is not the whole text.
+			hits := s.Scan(poisoned, nil)
+			require.Len(t, hits, 1)
+			sp := hits[0].Spans[0]
+			pos := strings.Index(poisoned, planted)
+			require.True(t, sp.Start <= pos && pos+len(planted) <= sp.End, "span %v, planted at %d", sp, pos)
+			if len(poisoned) > 2*injection.Window {
+				require.Less(t, sp.End-sp.Start, 2*injection.Window)
+			}
 		}
 	}
 }

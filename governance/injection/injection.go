@@ -72,8 +72,16 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // any, so that a signal counts in the windows that hold it rather than in
 // all of them.
 func (s *Scanner) Score(text string) (float64, []string) {
+	p, sig, _ := s.score(text)
+	return p, sig
+}
+
+// score is Score that also returns the span of text the score is of: the
+// whole text, or the highest window.
+func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 	if len(text) <= Window {
-		return s.scoreWindow(text)
+		p, sig := s.scoreWindow(text)
+		return p, sig, scan.Span{Start: 0, End: len(text)}
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
@@ -101,6 +109,7 @@ func (s *Scanner) Score(text string) (float64, []string) {
 		st = en
 	}
 	var p float64
+	var best scan.Span
 	for i := 0; i+1 < len(sc.z); i++ {
 		var wsig []string
 		switch {
@@ -112,10 +121,12 @@ func (s *Scanner) Score(text string) (float64, []string) {
 			n, sc.norm = normalizeScratch(sc.norm, w)
 			wsig, sc.leet = countedSignals(sc.leet, w, n, &read)
 		}
-		q := s.m.finishSignals(sc.z[i]+sc.z[i+1], sc.count[i]+sc.count[i+1], wsig)
-		p = max(p, floor(q, wsig))
+		q := floor(s.m.finishSignals(sc.z[i]+sc.z[i+1], sc.count[i]+sc.count[i+1], wsig), wsig)
+		if q > p || i == 0 {
+			p, best = q, scan.Span{Start: sc.cuts[i], End: sc.cuts[i+2]}
+		}
 	}
-	return p, sig
+	return p, sig, best
 }
 
 // Window is the span of text one model score covers (bytes); see Score.
@@ -189,13 +200,14 @@ func (sc *scratch) put() {
 const NoSignalFloor = 0.4
 
 // Scan appends a hit when the text scores at or above Threshold. The span
-// is the whole text: an injection is a property of the message, and it is
-// never redacted (no placeholder), only blocked or recorded.
+// is the whole text, or in a text over Window bytes the window that scored
+// highest (where to look in a long tool output); an injection is never
+// redacted (no placeholder), only blocked or recorded.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 	if text == "" {
 		return dst
 	}
-	score, sig := s.Score(text)
+	score, sig, span := s.score(text)
 	if score < Threshold {
 		return dst
 	}
@@ -208,5 +220,5 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 		sev = scan.SeverityCritical
 	}
 	return append(dst, scan.Hit{Policy: policy, Severity: sev, Confidence: score,
-		Spans: []scan.Span{{Start: 0, End: len(text)}}})
+		Spans: []scan.Span{span}})
 }
