@@ -139,17 +139,11 @@ func longDocuments(datasetsDir string) (docs8K, error) {
 	d.halueval = joinDocs(know)
 	var sum []string
 	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
-		rows, err := loadSummEdits(datasetsDir, f)
+		docs, err := summEditsDocs(datasetsDir, f)
 		if err != nil {
 			return d, err
 		}
-		seen := map[string]bool{}
-		for _, r := range rows {
-			if !seen[r.Doc] {
-				seen[r.Doc] = true
-				sum = append(sum, r.Doc)
-			}
-		}
+		sum = append(sum, docs...)
 	}
 	d.summEdits = joinDocs(sum)
 	texts, err := loadPresidio(datasetsDir)
@@ -196,18 +190,13 @@ func bury(host, attack string) string {
 func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
 	tab := Table{Category: "Prompt injection (embedded model on benign documents it never saw)"}
 	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
-		rows, err := loadSummEdits(dir, f)
+		docs, err := summEditsDocs(dir, f)
 		if err != nil {
 			return Table{}, err
 		}
 		row := Row{Label: "SummEdits " + f + " documents", Target: "FPR<=0.05"}
-		seen := map[string]bool{}
-		for _, r := range rows {
-			if seen[r.Doc] {
-				continue
-			}
-			seen[r.Doc] = true
-			if score, _ := sc.Score(r.Doc); score >= injection.Threshold {
+		for _, doc := range docs {
+			if score, _ := sc.Score(doc); score >= injection.Threshold {
 				row.FP++
 			} else {
 				row.TN++
@@ -218,6 +207,24 @@ func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
 	}
 	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\")."}
 	return tab, nil
+}
+
+// summEditsDocs returns the distinct source documents of one SummEdits
+// file, first seen first.
+func summEditsDocs(dir, domain string) ([]string, error) {
+	rows, err := loadSummEdits(dir, domain)
+	if err != nil {
+		return nil, err
+	}
+	var docs []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Doc] {
+			seen[r.Doc] = true
+			docs = append(docs, r.Doc)
+		}
+	}
+	return docs, nil
 }
 
 func injectionRows(sets []train.Set, flagged func(set, i int) bool) []Row {

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/token"
@@ -49,6 +50,13 @@ var goMarkdown = []string{
 }
 
 const minChunk, maxChunk = 400, 1200
+
+// linuxAMD64 selects the files of one fixed build, whatever the host.
+var linuxAMD64 = func() build.Context {
+	c := build.Default
+	c.GOOS, c.GOARCH, c.CgoEnabled = "linux", "amd64", true
+	return c
+}()
 
 func main() {
 	goroot := flag.String("goroot", "", "GOROOT of the Go release to read")
@@ -96,6 +104,15 @@ func packageParagraphs(dir string) ([]string, error) {
 		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
 			continue
 		}
+		// Only the files of one build: encoding/json keeps two
+		// implementations under build tags, and reading both made the
+		// output depend on map order.
+		if ok, err := linuxAMD64.MatchFile(dir, n); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
@@ -110,24 +127,21 @@ func packageParagraphs(dir string) ([]string, error) {
 		return nil, err
 	}
 	texts := []string{pkg.Doc}
-	add := func(d string) { texts = append(texts, d) }
-	for _, c := range pkg.Consts {
-		add(c.Doc)
+	for _, vs := range [][]*doc.Value{pkg.Consts, pkg.Vars} {
+		for _, v := range vs {
+			texts = append(texts, v.Doc)
+		}
 	}
-	for _, v := range pkg.Vars {
-		add(v.Doc)
+	funcs := func(fs []*doc.Func) {
+		for _, f := range fs {
+			texts = append(texts, f.Doc)
+		}
 	}
-	for _, f := range pkg.Funcs {
-		add(f.Doc)
-	}
+	funcs(pkg.Funcs)
 	for _, t := range pkg.Types {
-		add(t.Doc)
-		for _, f := range t.Funcs {
-			add(f.Doc)
-		}
-		for _, m := range t.Methods {
-			add(m.Doc)
-		}
+		texts = append(texts, t.Doc)
+		funcs(t.Funcs)
+		funcs(t.Methods)
 	}
 	var out []string
 	for _, t := range texts {
