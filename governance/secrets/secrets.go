@@ -58,7 +58,7 @@ type rule struct {
 	// through identMatches, from the identifiers holding a gate.
 	ident    bool
 	anchored *regexp.Regexp
-	need     needKind
+	need     valueNeed
 }
 
 var rules = []rule{
@@ -125,22 +125,22 @@ var rules = []rule{
 	// Values with no prefix of their own count only after an identifier
 	// naming the vendor, as gitleaks requires (its keyword and value class;
 	// the gate is a part of the keyword rare in prose).
-	vendorRule("datadog_api_key", []string{"datadog"}, []string{"tadog"}, `[a-f0-9]{40}|[a-f0-9]{32}`, scan.SeverityHigh, 0),
-	vendorRule("mailgun_api_key", []string{"mailgun"}, []string{"lgun"}, `(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, scan.SeverityHigh, 0),
-	vendorRule("mailchimp_api_key", []string{"mailchimp"}, []string{"lchimp"}, `[a-f0-9]{32}-us[0-9]{1,2}`, scan.SeverityHigh, 0),
-	vendorRule("telegram_bot_token", []string{"telegr"}, []string{"legr"}, `[0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34}`, scan.SeverityHigh, 0),
-	vendorRule("okta_api_token", []string{"okta"}, []string{"okta"}, `00[\w=\-]{40}`, scan.SeverityCritical, 4),
-	vendorRule("cloudflare_api_key", []string{"cloudflare"}, []string{"dflare"}, `[a-z0-9_\-]{40}|[a-f0-9]{37}`, scan.SeverityCritical, 0),
-	vendorRule("heroku_api_key", []string{"heroku"}, []string{"oku"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, scan.SeverityCritical, 0),
-	vendorRule("cohere_api_key", []string{"cohere", "co_api_key"}, []string{"coh", "co_api_key"}, `[a-z0-9]{40}`, scan.SeverityCritical, 4),
+	vendorRule("datadog_api_key", []string{"datadog"}, []string{"tadog"}, `[a-f0-9]{40}|[a-f0-9]{32}`, "0-9a-fA-F", 32, scan.SeverityHigh, 0),
+	vendorRule("mailgun_api_key", []string{"mailgun"}, []string{"lgun"}, `(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, "0-9a-zA-Z-", 36, scan.SeverityHigh, 0),
+	vendorRule("mailchimp_api_key", []string{"mailchimp"}, []string{"lchimp"}, `[a-f0-9]{32}-us[0-9]{1,2}`, "0-9a-fA-F", 32, scan.SeverityHigh, 0),
+	vendorRule("telegram_bot_token", []string{"telegr"}, []string{"legr"}, `[0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34}`, "0-9", 5, scan.SeverityHigh, 0),
+	vendorRule("okta_api_token", []string{"okta"}, []string{"okta"}, `00[\w=\-]{40}`, "0", 2, scan.SeverityCritical, 4),
+	vendorRule("cloudflare_api_key", []string{"cloudflare"}, []string{"dflare"}, `[a-z0-9_\-]{40}|[a-f0-9]{37}`, "0-9a-zA-Z_-", 37, scan.SeverityCritical, 0),
+	vendorRule("heroku_api_key", []string{"heroku"}, []string{"oku"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, "0-9a-fA-F", 8, scan.SeverityCritical, 0),
+	vendorRule("cohere_api_key", []string{"cohere", "co_api_key"}, []string{"coh", "co_api_key"}, `[a-z0-9]{40}`, "0-9a-zA-Z", 40, scan.SeverityCritical, 4),
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: needAssign,
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'\t\n\f\r "), leadN: 8},
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: needAssign,
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: byteClass("^\"'`,;(){}[]<>\t\n\f\r "), leadN: 8},
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
 }
 
@@ -191,11 +191,15 @@ func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
 // keywords), up to 20 more identifier bytes (DATADOG_API_KEY,
 // mailgunPrivateKey), an assignment and the value (value: a regexp
 // alternation, read case-insensitively). Every keyword holds one of gates.
-// entropy is gitleaks' floor for the rule, 0 where it sets none: the
-// value then needs 2.5 bits/char, which drops "0000…" and "abcabc…".
-func vendorRule(id string, kws, gates []string, value string, sev scan.Severity, entropy float64) rule {
+// Every value starts with leadN bytes of lead (a byteClass spec, holding
+// the case folds of value's letters): identMatches skips an identifier
+// whose assignment is followed by anything else without running the
+// regexp. entropy is gitleaks' floor for the rule, 0 where it sets none:
+// the value then needs 2.5 bits/char, which drops "0000…" and "abcabc…".
+func vendorRule(id string, kws, gates []string, value, lead string, leadN int, sev scan.Severity, entropy float64) rule {
 	re := regexp.MustCompile(`(?i)\b` + identKeyword(kws) + `[\w.\-]{0,20}["']?[ \t]{0,3}(?:[:=]|=>|:=)[ \t]{0,5}["'\x60]?(` + value + `)(?:[^\w\-]|\z)`)
-	return rule{id: id, gates: gates, foldGates: true, ident: true, need: needAssign, re: re, group: 1, sev: sev, conf: 0.85, entropy: max(entropy, 2.5)}
+	return rule{id: id, gates: gates, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: byteClass(lead), leadN: leadN},
+		re: re, group: 1, sev: sev, conf: 0.85, entropy: max(entropy, 2.5)}
 }
 
 // Credential keywords (regexps). In the assignment rules the keyword ends
@@ -274,7 +278,7 @@ const maxIdent = 256
 // ("pwd=pwd=pwd=…": each gate a new identifier, each run reading its
 // window), identMatches returns full's own matches instead: the same
 // matches, plus those in runs longer than maxIdent.
-func identMatches(text string, full, anchored *regexp.Regexp, gates []string, need needKind, dst [][]int) [][]int {
+func identMatches(text string, full, anchored *regexp.Regexp, gates []string, need valueNeed, dst [][]int) [][]int {
 	n0 := len(dst)
 	gateStart := gateStartTable(gates)
 	budget := identRunBudget(len(text))
@@ -284,6 +288,7 @@ func identMatches(text string, full, anchored *regexp.Regexp, gates []string, ne
 	s, b := -1, -1 // the run start of the previous gate, and its first boundary (-1: none up to searched)
 	searched := -1
 	runEnd := 0 // end of the identifier bytes from the last gate tried
+	var cur needCursor
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if !gateStart[c] || !gateFoldAt(text[i:], gates) {
@@ -319,7 +324,7 @@ func identMatches(text string, full, anchored *regexp.Regexp, gates []string, ne
 			for runEnd = i; runEnd < len(text) && identByte(text[runEnd]); runEnd++ {
 			}
 		}
-		if runEnd-max(from[0], 0) > maxIdent || !need.possible(text, i, runEnd) {
+		if runEnd-max(from[0], 0) > maxIdent || !need.possible(text, i, runEnd, &cur) {
 			continue
 		}
 		for _, st := range from {
@@ -358,9 +363,21 @@ func identMatches(text string, full, anchored *regexp.Regexp, gates []string, ne
 // as much as the full pass; real text has a handful of gates.
 func identRunBudget(n int) int { return 64 + n/identWindow }
 
-// needKind is what must follow an identifier rule's keyword for the
+// valueNeed is what must follow an identifier rule's keyword for the
 // regexp to have a chance: a cheap test that skips most keywords in prose
-// (each regexp call clears a bitmap of its program times its input).
+// and in floods of them (each regexp call clears a bitmap of its program
+// times its input, and past identRunBudget calls the whole text goes to
+// the unanchored pattern, about 0.5 µs per byte: "password=" repeated over
+// a request at every size limit cost 0.5-0.8 s).
+type valueNeed struct {
+	kind needKind
+	// For needAssign: the value after the assignment opens with a quote
+	// (quote), then holds leadN bytes of lead (nil: no test).
+	quote bool
+	lead  *[256]bool
+	leadN int
+}
+
 type needKind uint8
 
 const (
@@ -371,26 +388,164 @@ const (
 // possible reports whether a match can hold the gate at i, whose
 // identifier bytes end at runEnd. The distances are upper bounds of the
 // patterns' bounded parts (suffix 64, blanks 32 each side, quotes, a
-// 2-byte rune ending a keyword).
-func (n needKind) possible(text string, i, runEnd int) bool {
-	switch n {
+// 2-byte rune ending a keyword). cur carries what earlier calls of the
+// same identMatches read, so that gates every few bytes do not each read
+// the next 72 or 200 bytes again.
+func (n valueNeed) possible(text string, i, runEnd int, cur *needCursor) bool {
+	switch n.kind {
 	case needAssign:
-		return strings.ContainsAny(text[i:min(len(text), runEnd+72)], ":=")
-	case needValue:
-		run := 0
-		for j := i; j < min(len(text), runEnd+200); j++ {
-			c := text[j]
-			if c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '+' || c == '/' || c == '_' || c == '-' || c >= utf8.RuneSelf {
-				if run++; run >= 20 {
-					return true
-				}
-			} else {
-				run = 0
-			}
+		if !cur.sepBefore(text, i, min(len(text), runEnd+72)) {
+			return false
 		}
-		return false
+		return n.lead == nil || n.assigned(text, runEnd)
+	case needValue:
+		return cur.valueRun(text, i, min(len(text), runEnd+200))
 	}
 	return true
+}
+
+// needCursor remembers, for calls of possible with increasing i, the next
+// ':' or '=' and the state of the last search for a run of value bytes.
+type needCursor struct {
+	sepFrom, sep int // text[sep] is the first ':' or '=' from sepFrom (len(text): none)
+	// The last valueRun scanned text[runFrom:runTo], counting run value
+	// bytes (from runFrom) that end at runTo, and found its first run of
+	// 20 ending at hit (inclusive; -1: none before runTo).
+	runFrom, runTo, run, hit int
+	used                     bool
+}
+
+// sepBefore reports whether text[i:end] holds ':' or '='.
+func (c *needCursor) sepBefore(text string, i, end int) bool {
+	if !c.used || i < c.sepFrom || i > c.sep {
+		c.used, c.sepFrom, c.sep = true, i, len(text)
+		if k := strings.IndexAny(text[i:], ":="); k >= 0 {
+			c.sep = i + k
+		}
+	}
+	return c.sep < end
+}
+
+// valueRun reports whether text[i:end] holds 20 value bytes in a row
+// ([A-Za-z0-9+/_-] or >= 0x80). For a later i within the last scan it goes
+// on from where that scan stopped: a run found then is still the first
+// (counted from i, a run is no longer), and where none was, the count
+// carries over, clipped to start at i.
+func (c *needCursor) valueRun(text string, i, end int) bool {
+	j, run := i, 0
+	if c.runTo > 0 && i >= c.runFrom && i <= c.runTo {
+		if c.hit >= 0 {
+			if i <= c.hit-19 {
+				return c.hit < end
+			}
+			j, run = c.hit+1, min(c.run, c.hit+1-i)
+		} else {
+			j, run = c.runTo, min(c.run, c.runTo-i)
+		}
+	}
+	c.runFrom, c.hit = i, -1
+	for ; j < end; j++ {
+		ch := text[j]
+		if ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '+' || ch == '/' || ch == '_' || ch == '-' || ch >= utf8.RuneSelf {
+			if run++; run >= 20 {
+				c.runTo, c.run, c.hit = j+1, run, j
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	c.runTo, c.run = max(j, i), run
+	return false
+}
+
+// assigned reports whether the text at runEnd can be what the assignment
+// patterns read after their identifier: an optional quote, up to 32 blanks
+// (\s; the vendor rules allow 3 spaces or tabs), ':' or '=' (or "=>",
+// ":="), up to 32 blanks, the value's opening quote (quote, or an optional
+// one) and its leadN first bytes. The identifier ends at runEnd: its bytes
+// are ASCII identifier bytes ([st, runEnd)), a keyword ends at a \b, and
+// what may follow a keyword (a quote, a blank, the separator; the vendor
+// rules' 20 identifier bytes first) is no identifier byte. A keyword can
+// hold a non-ASCII rune only past runEnd (ſ and the Kelvin sign fold to s
+// and k): then the test answers true. So do bytes >= 0x80 in the value,
+// which (?i) may fold into its class.
+func (n valueNeed) assigned(text string, j int) bool {
+	if j < len(text) && text[j] >= utf8.RuneSelf {
+		return true
+	}
+	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
+		j++
+	}
+	j = skipBlanks(text, j)
+	if j >= len(text) || text[j] != ':' && text[j] != '=' {
+		return false
+	}
+	if n.valueAt(text, j+1) {
+		return true
+	}
+	return j+1 < len(text) && (text[j+1] == '>' || text[j+1] == '=') && n.valueAt(text, j+2)
+}
+
+// valueAt: blanks, then the value's opening quote and lead bytes from v.
+func (n valueNeed) valueAt(text string, v int) bool {
+	v = skipBlanks(text, v)
+	quoted := v < len(text) && (text[v] == '"' || text[v] == '\'' || text[v] == '`')
+	if n.quote {
+		return quoted && text[v] != '`' && n.leadAt(text, v+1)
+	}
+	return n.leadAt(text, v) || quoted && n.leadAt(text, v+1)
+}
+
+func (n valueNeed) leadAt(text string, v int) bool {
+	for k := range n.leadN {
+		if v+k >= len(text) {
+			return false
+		}
+		if c := text[v+k]; c >= utf8.RuneSelf {
+			return true
+		} else if !n.lead[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// skipBlanks skips up to 32 bytes of \s ([\t\n\f\r ]) from j.
+func skipBlanks(text string, j int) int {
+	for end := min(len(text), j+32); j < end; j++ {
+		if c := text[j]; c != ' ' && c != '\t' && c != '\n' && c != '\f' && c != '\r' {
+			break
+		}
+	}
+	return j
+}
+
+// byteClass builds the ASCII bytes of spec: single bytes and ranges
+// ("a-f"; '-' first or last is itself), all bytes but those after a
+// leading '^'.
+func byteClass(spec string) *[256]bool {
+	var t [256]bool
+	neg := strings.HasPrefix(spec, "^")
+	if neg {
+		spec = spec[1:]
+	}
+	for k := 0; k < len(spec); k++ {
+		lo, hi := spec[k], spec[k]
+		if k+2 < len(spec) && spec[k+1] == '-' {
+			hi = spec[k+2]
+			k += 2
+		}
+		for c := int(lo); c <= int(hi); c++ {
+			t[c] = true
+		}
+	}
+	if neg {
+		for c := range t {
+			t[c] = !t[c]
+		}
+	}
+	return &t
 }
 
 // gateStartTable marks the bytes one of gates can start with: both cases
@@ -422,7 +577,16 @@ func init() {
 // gateFoldAt reports whether s starts with one of gates (lower-case ASCII)
 // under the case folding of regexp (?i): simple folding, rune by rune.
 func gateFoldAt(s string, gates []string) bool {
+	c := s[0]
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
+	}
 	for _, g := range gates {
+		// An ASCII byte folds only to its other case: most gates stop
+		// here, without a call.
+		if c < utf8.RuneSelf && c != g[0] {
+			continue
+		}
 		if hasPrefixSimpleFold(s, g) {
 			return true
 		}
@@ -676,7 +840,7 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 	}
 	if open[len(rules)] {
-		for _, m := range identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, needValue, nil) {
+		for _, m := range identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, valueNeed{kind: needValue}, nil) {
 			st, en := m[2], m[3]
 			v := text[st:en]
 			if isHex(v) {
