@@ -1,0 +1,124 @@
+package secrets
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestValueNeedKeepsMatches: the assignment test (valueNeed.assigned) only
+// skips identifiers the rule's regexp cannot match from, and the cursors
+// only skip re-reading: identMatches still returns what FindAll of the
+// whole pattern returns, and what it returned with the former test (a ':'
+// or '=' within 72 bytes, every gate read anew), on generated assignments:
+// every separator form, blanks of each kind up to past their bounds,
+// quotes, values of each rule's alphabet cut short or not, keywords and
+// values holding ſ and the Kelvin sign, and floods of one assignment.
+func TestValueNeedKeepsMatches(t *testing.T) {
+	idents := []string{"password", "db_password", "dbPassword", "PASSWORD", "pa\u017f\u017fword", "pwd", "secret", "client_secret", "token", "AUTH_TOKEN", "to\u212Aen", "api_key", "apiKey", "x-api-key", "access.key", "credentials",
+		"datadog_api_key", "DATADOG_APP_KEY", "mailgun_key", "mailchimp", "telegram_bot_token", "okta_token", "cloudflare_api_token", "HEROKU_API_KEY", "cohere", "CO_API_KEY", "my.datadog-key",
+		"pagerduty_token", "VERCEL_TOKEN", "mistral_api_key", "DISCORD_BOT_TOKEN", "api_key.x", "password-", "tadog"}
+	seps := []string{"=", ":", "=>", ":=", " = ", ": ", "\t:\t", " := ", "\n=\n", "==", ":>", "=:", strings.Repeat(" ", 31) + "=", strings.Repeat(" ", 33) + "=", "= " + strings.Repeat("\t", 33), "\f=\r", " ", ""}
+	quotes := []string{"", `"`, "'", "`", `""`}
+	values := []string{
+		fake(hexChars, 32), fake(hexChars, 40), fake(hexChars, 31), strings.ToUpper(fake(hexChars, 32)),
+		fake(alnumChars, 40), fake(alnumChars, 24), fake(alnumChars, 32), fake(urlChars, 37),
+		"key-" + fake(hexChars, 32), fake(hexChars, 32) + "-us12", "123456789:AA" + fake(urlChars, 33),
+		"00" + fake(urlChars, 40), "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0", "Tr0ub4dor&3xK9!qZ", "short",
+		"u+" + fake("abcdefghijklmnopqrstuvwxyz", 9) + "-ab-" + fake(hexChars, 5),
+		"MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ." + fake(urlChars, 27),
+		"\u212A" + fake(hexChars, 31), fake(hexChars, 20) + "\u017f" + fake(hexChars, 19), "é" + fake(alnumChars, 39),
+		"password=", "(x)", "${X}", "<v>", "",
+	}
+	ends := []string{"", "\n", " ", ";", `"`, "'", ",", ")", "-", "x", "é"}
+	type identRule struct {
+		name       string
+		rule       rule
+		old, fresh valueNeed
+	}
+	var irs []identRule
+	for _, r := range rules {
+		if r.ident {
+			irs = append(irs, identRule{r.id, r, valueNeed{kind: r.need.kind}, r.need})
+		}
+	}
+	pick := func(r *rand.Rand, s []string) string { return s[r.Intn(len(s))] }
+	r := rand.New(rand.NewSource(7))
+	var b strings.Builder
+	for iter := range 6000 {
+		b.Reset()
+		for range 1 + r.Intn(6) {
+			unit := pick(r, idents) + pick(r, quotes[:3]) + pick(r, seps) + pick(r, quotes) + pick(r, values) + pick(r, quotes[:3]) + pick(r, ends)
+			if r.Intn(12) == 0 {
+				unit = strings.Repeat(unit, 2+r.Intn(40)) // a flood: many gates, one cursor
+			}
+			b.WriteString(unit)
+			b.WriteString(pick(r, []string{" ", "\n", "", "; ", " and "}))
+		}
+		text := b.String()
+		if longestIdentRun(text) > maxIdent {
+			continue
+		}
+		for _, ir := range irs {
+			want := ir.rule.re.FindAllStringSubmatchIndex(text, -1)
+			require.Equal(t, want, identMatches(text, ir.rule.re, ir.rule.anchored, ir.rule.gates, ir.fresh, nil), "iter %d rule %s text %q", iter, ir.name, text)
+			require.Equal(t, want, identMatches(text, ir.rule.re, ir.rule.anchored, ir.rule.gates, ir.old, nil), "iter %d rule %s (former test) text %q", iter, ir.name, text)
+		}
+	}
+}
+
+// TestNeedCursor: the cursors answer, for gates at increasing positions,
+// what reading text[i:end] anew answers.
+func TestNeedCursor(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	alphabet := []string{"a", "Z", "0", "+", "/", "_", "-", "é", " ", "=", ":", ".", "\n"}
+	for range 3000 {
+		var b strings.Builder
+		for range r.Intn(300) {
+			b.WriteString(alphabet[r.Intn(len(alphabet))])
+		}
+		text := b.String()
+		var cur needCursor
+		end := 0
+		for i := 0; i < len(text); i += 1 + r.Intn(12) {
+			end = max(end, min(len(text), i+r.Intn(250))) // identMatches' ends never decrease
+			wantRun := false
+			run := 0
+			for j := i; j < end && !wantRun; j++ {
+				c := text[j]
+				if isWord(c) || c == '+' || c == '/' || c == '-' || c >= 0x80 {
+					run++
+					wantRun = run >= 20
+				} else {
+					run = 0
+				}
+			}
+			require.Equal(t, wantRun, cur.valueRun(text, i, end), "valueRun(%q, %d, %d)", text, i, end)
+			require.Equal(t, strings.ContainsAny(text[i:max(i, end)], ":="), cur.sepBefore(text, i, max(i, end)), "sepBefore(%q, %d, %d)", text, i, end)
+		}
+	}
+}
+
+// TestIdentifierFloodsSkipRegexp: in a flood of an identifier and a
+// separator followed by no value of the rule's shape, no identifier gets
+// to the regexp, so the flood never falls back to the full pattern.
+func TestIdentifierFloodsSkipRegexp(t *testing.T) {
+	for _, unit := range []string{"password=", "api_key: ", "datadog_api_key=", "secret := ", "token=>"} {
+		text := strings.Repeat(unit, 4096)
+		ran := 0
+		for _, r := range rules {
+			if !r.ident || r.unquoted {
+				continue // the unquoted password rule takes "password=..." as a value
+			}
+			var cur needCursor
+			for i := 0; i < len(text); i += len(unit) {
+				if r.need.possible(text, i, i+strings.IndexAny(unit, ":= "), &cur) {
+					ran++
+				}
+			}
+		}
+		require.Zero(t, ran, unit)
+	}
+}
