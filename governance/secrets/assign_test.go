@@ -100,7 +100,7 @@ func TestIdentMatchesEqualsFindAll(t *testing.T) {
 		re, anchor *regexp.Regexp
 		gates      []string
 	}
-	irs := []identRule{{"high_entropy", valueNeed{kind: needValue}, highEntropyRE, highEntropyAnchored, highEntropyGate.gates}}
+	irs := []identRule{{"high_entropy", highEntropyNeed, highEntropyRE, highEntropyAnchored, highEntropyGate.gates}}
 	for _, r := range rules {
 		if r.ident {
 			irs = append(irs, identRule{r.id, r.need, r.re, r.anchored, r.gates})
@@ -184,7 +184,7 @@ func TestIdentMatchesBudget(t *testing.T) {
 			}
 		}
 		require.Equal(t, highEntropyRE.FindAllStringSubmatchIndex(text, -1),
-			identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, valueNeed{kind: needValue}, nil))
+			identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, highEntropyNeed, nil))
 	}
 	hits := New().Scan(strings.Repeat("password: x ", 2048)+"db_password = Tr0ub4dor3xK9qZ\n", nil)
 	require.Len(t, hits, 1, "the secret after the flood is found")

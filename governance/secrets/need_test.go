@@ -122,3 +122,32 @@ func TestIdentifierFloodsSkipRegexp(t *testing.T) {
 		require.Zero(t, ran, unit)
 	}
 }
+
+// TestLongValuesEqualFindAll: a value running past identMatches' window,
+// taken on by longValue.extend or redone by the regexp, is the value
+// FindAll finds: unquoted values and entropy values of every length around
+// the window, ended by each kind of byte (a terminator, a quote or bracket
+// the unquoted pattern cannot end on, '=' runs, non-ASCII runes, the end).
+func TestLongValuesEqualFindAll(t *testing.T) {
+	unquoted := rules[len(rules)-1]
+	require.True(t, unquoted.unquoted)
+	heads := []string{"password=", "DB_PASSWORD: ", "pwd := ", "api_key=", "the auth token is ", "x password=Ab1"}
+	fills := []string{"Ab1+/_-", "password=", "x", "é9", "\u212Ak1", "a=b"}
+	ends := []string{"", " ", "\n", ",", ";", ")", "]", "}", `"`, "'", "`", "(", "<", ">", "{", "[", "=", "==", "===", "=x", "é", "\u212A", "\xff", " password=Zq8mW3nT5vB7xC2k"}
+	for _, head := range heads {
+		for _, fill := range fills {
+			for _, n := range []int{400, 505, 510, 515, 520, 600, 2000} {
+				for _, end := range ends {
+					value := strings.Repeat(fill, n/len(fill)+1)[:n]
+					for _, text := range []string{head + value + end, "a " + head + value + end + " tail"} {
+						if longestIdentRun(text) > maxIdent {
+							continue
+						}
+						require.Equal(t, unquoted.re.FindAllStringSubmatchIndex(text, -1), identMatches(text, unquoted.re, unquoted.anchored, unquoted.gates, unquoted.need, nil), "unquoted %q", text)
+						require.Equal(t, highEntropyRE.FindAllStringSubmatchIndex(text, -1), identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, highEntropyNeed, nil), "entropy %q", text)
+					}
+				}
+			}
+		}
+	}
+}

@@ -140,7 +140,7 @@ var rules = []rule{
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: byteClass("^\"'`,;(){}[]<>\t\n\f\r "), leadN: 8},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: unquotedValue, leadN: 8, long: longValue{class: unquotedValue, term: byteClass(",;)]}\t\n\f\r ")}},
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
 }
 
@@ -336,8 +336,11 @@ func identMatches(text string, full, anchored *regexp.Regexp, gates []string, ne
 				return append(dst[:n0], full.FindAllStringSubmatchIndex(text, -1)...)
 			}
 			end := min(len(text), runEnd+identWindow)
+			for end < len(text) && !utf8.RuneStart(text[end]) {
+				end-- // a rune cut in two reads as U+FFFD, which no value class of a folded letter holds
+			}
 			m := anchored.FindStringSubmatchIndex(text[st:end])
-			if m != nil && m[1] == end-st && end < len(text) {
+			if m != nil && m[1] == end-st && end < len(text) && !need.long.extend(text, st, end, m) {
 				m = anchored.FindStringSubmatchIndex(text[st:])
 			}
 			if m == nil {
@@ -376,6 +379,64 @@ type valueNeed struct {
 	quote bool
 	lead  *[256]bool
 	leadN int
+	long  longValue
+}
+
+// longValue describes how a rule's pattern ends, for a match that runs to
+// the end of identMatches' window: with its value, submatch 1, a greedy
+// run of class bytes (>= 0x80: see ascii), then either a terminator byte
+// (end: one byte of the ASCII set term, or the end of the text) or up to
+// two '=' (equals). Class, term and '=' are disjoint.
+//
+// Then the match on the whole text is the window's, with the value run on
+// to the end of its class bytes: every path of the pattern that reaches
+// the window's end is in the value's loop (the parts before the value are
+// bounded well inside the window), the one the window chose has the
+// highest priority of those that succeed there, and they all go on alike
+// through the class bytes. Redone by the regexp (the former way), a value
+// run over a flood ("password=password=…" is one unquoted value) cost its
+// pattern's NFA about 0.15 µs per byte: 0.15 s for a request at every size
+// limit. extend answers false, leaving the redo to the regexp, where the
+// run does not end as the pattern needs (an unquoted value followed by a
+// quote or '(' fails there: lower-priority paths ending inside the window
+// may then win) or meets a byte it does not cover.
+type longValue struct {
+	class  *[256]bool // nil: no shortcut
+	ascii  bool       // a byte >= 0x80 in the run: no shortcut (class folds only ASCII letters; (?i) adds ſ and the Kelvin sign)
+	term   *[256]bool // terminator bytes (nil: the equals form)
+	equals bool
+}
+
+// extend extends m, the anchored match of text[st:end] that reached end,
+// to the match on text[st:], reporting whether it could.
+func (l longValue) extend(text string, st, end int, m []int) bool {
+	if l.class == nil || len(m) < 4 || m[3] != end-st || !l.class[text[end-1]] {
+		return false
+	}
+	k := end
+	for ; k < len(text); k++ {
+		c := text[k]
+		if c >= utf8.RuneSelf && l.ascii {
+			return false
+		}
+		if !l.class[c] {
+			break
+		}
+	}
+	switch {
+	case l.equals:
+		for n := 0; n < 2 && k < len(text) && text[k] == '='; n++ {
+			k++
+		}
+		m[1], m[3] = k-st, k-st
+	case k == len(text):
+		m[1], m[3] = k-st, k-st
+	case l.term[text[k]]:
+		m[1], m[3] = k+1-st, k-st
+	default:
+		return false
+	}
+	return true
 }
 
 type needKind uint8
@@ -810,6 +871,15 @@ func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 	return scan.ReadThroughHidden(text, dst, s.scan)
 }
 
+// The unquoted password value's bytes: [^\s"'\x60,;(){}\[\]<>]; every
+// byte >= 0x80 is in it (any rune but those, and RE2 reads a stray byte as
+// U+FFFD).
+var unquotedValue = byteClass("^\"'`,;(){}[]<>\t\n\f\r ")
+
+// highEntropyNeed: a run of 20 value bytes after the keyword; a value that
+// runs past identMatches' window is [A-Za-z0-9+/_-]+ then up to two '='.
+var highEntropyNeed = valueNeed{kind: needValue, long: longValue{class: byteClass("A-Za-z0-9+/_-"), ascii: true, equals: true}}
+
 func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 	n0 := len(dst)
 	open := openGates(text)
@@ -840,7 +910,7 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 		}
 	}
 	if open[len(rules)] {
-		for _, m := range identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, valueNeed{kind: needValue}, nil) {
+		for _, m := range identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, highEntropyNeed, nil) {
 			st, en := m[2], m[3]
 			v := text[st:en]
 			if isHex(v) {
