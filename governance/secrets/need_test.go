@@ -47,7 +47,7 @@ func TestValueNeedKeepsMatches(t *testing.T) {
 	pick := func(r *rand.Rand, s []string) string { return s[r.Intn(len(s))] }
 	r := rand.New(rand.NewSource(7))
 	var b strings.Builder
-	for iter := range 6000 {
+	for iter := range 1500 {
 		b.Reset()
 		for range 1 + r.Intn(6) {
 			unit := pick(r, idents) + pick(r, quotes[:3]) + pick(r, seps) + pick(r, quotes) + pick(r, values) + pick(r, quotes[:3]) + pick(r, ends)
@@ -136,7 +136,7 @@ func TestLongValuesEqualFindAll(t *testing.T) {
 	ends := []string{"", " ", "\n", ",", ";", ")", "]", "}", `"`, "'", "`", "(", "<", ">", "{", "[", "=", "==", "===", "=x", "é", "\u212A", "\xff", " password=Zq8mW3nT5vB7xC2k"}
 	for _, head := range heads {
 		for _, fill := range fills {
-			for _, n := range []int{400, 505, 510, 515, 520, 600, 2000} {
+			for _, n := range []int{505, 515, 600} {
 				for _, end := range ends {
 					value := strings.Repeat(fill, n/len(fill)+1)[:n]
 					for _, text := range []string{head + value + end, "a " + head + value + end + " tail"} {

@@ -122,6 +122,15 @@ var rules = []rule{
 	{id: "xai_api_key", gates: []string{"xai-"}, re: token(`xai-[A-Za-z0-9]{80}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4},
 	{id: "replicate_api_token", gates: []string{"r8_"}, re: token(`r8_[A-Za-z0-9]{37}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3.5},
 	{id: "supabase_token", gates: []string{"sbp_"}, re: token(`sbp_[a-f0-9]{40}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3},
+	// GitLab's other token prefixes and Slack's app-level tokens, after
+	// gitleaks' rules (cmd/generate/config/rules/gitlab.go, slack.go). The
+	// GitLab bodies' class takes in their prefixes, so it is left open and
+	// gitlabBody checks each prefix's length: counted, a flood of "gldt-"
+	// would keep a regexp thread per overlapping start.
+	{id: "gitlab_token", gates: []string{"lrt-", "ldt-", "lft-", "soat-", "ffct-", "cbt-", "imt-", "ptt-", "glagent-", "oas-"}, re: token(`gl(?:rt|dt|ft|soat|ffct|cbt|imt|ptt|agent|oas)-[\w\-]+(?:\.[0-9a-z]{9})?`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3, valid: gitlabBody},
+	{id: "gitlab_token", gates: []string{"GR1348941"}, re: token(`GR1348941[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3, minRunes: 29, maxRunes: 29},
+	{id: "gitlab_token", gates: []string{"_gitlab_session="}, re: regexp.MustCompile(`_gitlab_session=([0-9a-z]{32})(?:[^\w\-]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
+	{id: "slack_token", gates: []string{"xapp-"}, re: token(`xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 2},
 	// Values with no prefix of their own count only after an identifier
 	// naming the vendor, as gitleaks requires (its keyword and value class;
 	// the gate is a part of the keyword rare in prose).
@@ -133,6 +142,14 @@ var rules = []rule{
 	vendorRule("cloudflare_api_key", []string{"cloudflare"}, []string{"dflare"}, `[a-z0-9_\-]{40}|[a-f0-9]{37}`, "0-9a-zA-Z_-", 37, scan.SeverityCritical, 0),
 	vendorRule("heroku_api_key", []string{"heroku"}, []string{"oku"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, "0-9a-fA-F", 8, scan.SeverityCritical, 0),
 	vendorRule("cohere_api_key", []string{"cohere", "co_api_key"}, []string{"coh", "co_api_key"}, `[a-z0-9]{40}`, "0-9a-zA-Z", 40, scan.SeverityCritical, 4),
+	// Not in gitleaks' defaults: Discord bot tokens (detect-secrets'
+	// DiscordBotTokenDetector, third part up to 38 as issued now), PagerDuty
+	// API keys, Vercel tokens and Mistral API keys (trufflehog's detectors,
+	// which also need the vendor's name nearby: the values have no prefix).
+	vendorRule("discord_bot_token", []string{"discord"}, []string{"scord"}, `(?-i:[MNO])[a-z0-9_\-]{23,25}\.[a-z0-9_\-]{6}\.[a-z0-9_\-]{27,38}`, "A-Za-z0-9_-", 24, scan.SeverityCritical, 3),
+	vendorRule("pagerduty_api_key", []string{"pagerduty"}, []string{"rduty"}, `(?-i:[a-z]\+[a-zA-Z]{9}-[a-z]{2}-[a-z0-9]{5})`, "A-Za-z+", 11, scan.SeverityHigh, 0),
+	vendorRule("vercel_token", []string{"vercel"}, []string{"ercel"}, `[a-z0-9]{24}`, "0-9a-zA-Z", 24, scan.SeverityCritical, 3),
+	vendorRule("mistral_api_key", []string{"mistral"}, []string{"mistr"}, `[a-z0-9]{32}`, "0-9a-zA-Z", 32, scan.SeverityCritical, 4),
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
@@ -178,6 +195,37 @@ func openAIKey(v string) bool {
 		}
 		i = k + 1
 	}
+}
+
+// gitlabBody checks the length gitleaks gives each GitLab prefix's body
+// (the part after the prefix's '-'): 20 [\w-] for runner (glrt-), deploy,
+// feed, SCIM and feature-flag tokens, 25 for incoming mail, 50 for agents,
+// 64 for OAuth application secrets, 40 hex for pipeline triggers; a CI/CD
+// job token is 1-5 alphanumerics, '_' and 20 more. A runner token may be
+// routable: "t", a digit, '_', 27-300 bytes, '.' and 9 of [0-9a-z].
+func gitlabBody(v string) bool {
+	k := strings.IndexByte(v, '-')
+	prefix, body := v[:k], v[k+1:]
+	if dot := strings.IndexByte(body, '.'); dot >= 0 {
+		n := dot - len("t0_")
+		return prefix == "glrt" && len(body) > 3 && body[0] == 't' && body[1] >= '0' && body[1] <= '9' && body[2] == '_' && n >= 27 && n <= 300
+	}
+	switch prefix {
+	case "glrt", "gldt", "glft", "glsoat", "glffct":
+		return len(body) == 20
+	case "glimt":
+		return len(body) == 25
+	case "glagent":
+		return len(body) == 50
+	case "gloas":
+		return len(body) == 64
+	case "glptt":
+		return len(body) == 40 && isHex(body) && !strings.ContainsAny(body, "ABCDEF")
+	case "glcbt":
+		u := strings.IndexByte(body, '_')
+		return u >= 1 && u <= 5 && len(body)-u-1 == 20 && !strings.ContainsAny(body[:u], "-")
+	}
+	return false
 }
 
 // atlasLead: a Terraform Cloud token has 14 alphanumerics before
