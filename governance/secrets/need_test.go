@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/governance/scan"
 )
 
 // TestValueNeedKeepsMatches: the assignment test (valueNeed.assigned) only
@@ -148,6 +150,54 @@ func TestLongValuesEqualFindAll(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkScanIdentFlood: 256 KiB of one assignment repeated, for the
+// identifier rules (BenchmarkScanGateFlood repeats bare gates, which join
+// into one identifier): each is a new identifier, and before stop 18 every
+// one of them ran the rule's regexp until the run budget sent the whole
+// text to the full pattern. Run with -benchtime 3x.
+func BenchmarkScanIdentFlood(b *testing.B) {
+	for _, unit := range []string{"password=", "api_key: ", "datadog_api_key=", "secret := ", "password: ", "password='Xk9#mP2q' "} {
+		text := strings.Repeat(unit, (256<<10)/len(unit))
+		b.Run(strings.TrimSpace(unit), func(b *testing.B) {
+			s := New()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				s.Scan(text, nil)
+			}
+		})
+	}
+}
+
+// TestAddHitRuns: searching each rule's run of hits finds an overlap
+// exactly when reading every hit does.
+func TestAddHitRuns(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for range 2000 {
+		var dst []scan.Hit
+		runs := []int{0}
+		for k := range 1 + r.Intn(5) {
+			if k > 0 && len(dst) > runs[len(runs)-1] {
+				runs = append(runs, len(dst))
+			}
+			for p := r.Intn(20); p < 200; p += 1 + r.Intn(30) {
+				en := p + 1 + r.Intn(10)
+				dst = append(dst, scan.Hit{Spans: []scan.Span{{Start: p, End: en}}})
+				p = en
+			}
+		}
+		for range 20 {
+			st := r.Intn(220)
+			en := st + 1 + r.Intn(15)
+			overlap := false
+			for _, h := range dst {
+				overlap = overlap || st < h.Spans[0].End && h.Spans[0].Start < en
+			}
+			got := addHit(dst, runs, "p", scan.SeverityHigh, 1, st, en)
+			require.Equal(t, !overlap, len(got) == len(dst)+1, "runs %v hits %v span %d-%d", runs, dst, st, en)
 		}
 	}
 }
