@@ -100,7 +100,29 @@ func TestNeedCursor(t *testing.T) {
 			require.Equal(t, wantRun, cur.valueRun(text, i, end), "valueRun(%q, %d, %d)", text, i, end)
 			require.Equal(t, strings.ContainsAny(text[i:max(i, end)], ":="), cur.sepBefore(text, i, max(i, end)), "sepBefore(%q, %d, %d)", text, i, end)
 		}
+		for _, l := range []longValue{unquotedRule().need.long, highEntropyNeed.long} {
+			var cur needCursor
+			for from := r.Intn(8); from < len(text); from += r.Intn(8) {
+				want := from
+				for want < len(text) && l.class[text[want]] && !(l.ascii && text[want] >= 0x80) {
+					want++
+				}
+				if want < len(text) && l.ascii && text[want] >= 0x80 {
+					want = -1
+				}
+				require.Equal(t, want, cur.classRunEnd(text, from, l), "classRunEnd(%q, %d)", text, from)
+			}
+		}
 	}
+}
+
+func unquotedRule() rule {
+	for _, r := range rules {
+		if r.unquoted {
+			return r
+		}
+	}
+	panic("no unquoted rule")
 }
 
 // TestIdentifierFloodsSkipRegexp: in a flood of an identifier and a
@@ -131,8 +153,7 @@ func TestIdentifierFloodsSkipRegexp(t *testing.T) {
 // the window, ended by each kind of byte (a terminator, a quote or bracket
 // the unquoted pattern cannot end on, '=' runs, non-ASCII runes, the end).
 func TestLongValuesEqualFindAll(t *testing.T) {
-	unquoted := rules[len(rules)-1]
-	require.True(t, unquoted.unquoted)
+	unquoted := unquotedRule()
 	heads := []string{"password=", "DB_PASSWORD: ", "pwd := ", "api_key=", "the auth token is ", "x password=Ab1"}
 	fills := []string{"Ab1+/_-", "password=", "x", "é9", "\u212Ak1", "a=b"}
 	ends := []string{"", " ", "\n", ",", ";", ")", "]", "}", `"`, "'", "`", "(", "<", ">", "{", "[", "=", "==", "===", "=x", "é", "\u212A", "\xff", " password=Zq8mW3nT5vB7xC2k"}
@@ -158,15 +179,20 @@ func TestLongValuesEqualFindAll(t *testing.T) {
 // identifier rules (BenchmarkScanGateFlood repeats bare gates, which join
 // into one identifier): each is a new identifier, and before stop 18 every
 // one of them ran the rule's regexp until the run budget sent the whole
-// text to the full pattern. Run with -benchtime 3x.
+// text to the full pattern. "a_pwd=bc…(" is one unquoted value that the
+// '(' keeps from ending: each gate in it used to read the rest of the
+// text (17 s). Run with -benchtime 3x.
 func BenchmarkScanIdentFlood(b *testing.B) {
+	floods := []struct{ name, text string }{{"a_pwd=bc…(", strings.Repeat("a_pwd=bc", 32<<10) + "("}}
 	for _, unit := range []string{"password=", "api_key: ", "datadog_api_key=", "secret := ", "password: ", "password='Xk9#mP2q' "} {
-		text := strings.Repeat(unit, (256<<10)/len(unit))
-		b.Run(strings.TrimSpace(unit), func(b *testing.B) {
+		floods = append(floods, struct{ name, text string }{strings.TrimSpace(unit), strings.Repeat(unit, (256<<10)/len(unit))})
+	}
+	for _, f := range floods {
+		b.Run(f.name, func(b *testing.B) {
 			s := New()
-			b.SetBytes(int64(len(text)))
+			b.SetBytes(int64(len(f.text)))
 			for b.Loop() {
-				s.Scan(text, nil)
+				s.Scan(f.text, nil)
 			}
 		})
 	}

@@ -388,8 +388,13 @@ func identMatches(text string, full, anchored *regexp.Regexp, gates []string, ne
 				end-- // a rune cut in two reads as U+FFFD, which no value class of a folded letter holds
 			}
 			m := anchored.FindStringSubmatchIndex(text[st:end])
-			if m != nil && m[1] == end-st && end < len(text) && !need.long.extend(text, st, end, m) {
-				m = anchored.FindStringSubmatchIndex(text[st:])
+			if m != nil && m[1] == end-st && end < len(text) {
+				switch need.long.extend(text, st, end, m, &cur) {
+				case longNone:
+					m = nil
+				case longUnknown:
+					m = anchored.FindStringSubmatchIndex(text[st:])
+				}
 			}
 			if m == nil {
 				continue
@@ -455,21 +460,29 @@ type longValue struct {
 	equals bool
 }
 
+// What extend learnt of the match on the whole text.
+const (
+	longUnknown  = iota // left to the regexp
+	longExtended        // m is now that match
+	longNone            // there is none
+)
+
 // extend extends m, the anchored match of text[st:end] that reached end,
-// to the match on text[st:], reporting whether it could.
-func (l longValue) extend(text string, st, end int, m []int) bool {
+// to the match on text[st:]. An unquoted value whose run of class bytes
+// ends at a byte that can neither go on nor end it ('(', a quote, '<')
+// leaves no match at all: every path that succeeded in the window was in
+// the value's loop (the separator's forms all start their value in the
+// same run), and the run holds no terminator. Redone by the regexp, each
+// gate in such a run read the rest of the text: "a_pwd=bc" repeated over
+// 256 KiB then "(" cost 17 s, as many full reads as the run budget allows.
+// cur remembers the last run's end, so gates in one run read it once.
+func (l longValue) extend(text string, st, end int, m []int, cur *needCursor) int {
 	if l.class == nil || len(m) < 4 || m[3] != end-st || !l.class[text[end-1]] {
-		return false
+		return longUnknown
 	}
-	k := end
-	for ; k < len(text); k++ {
-		c := text[k]
-		if c >= utf8.RuneSelf && l.ascii {
-			return false
-		}
-		if !l.class[c] {
-			break
-		}
+	k := cur.classRunEnd(text, end, l)
+	if k < 0 {
+		return longUnknown
 	}
 	switch {
 	case l.equals:
@@ -482,9 +495,29 @@ func (l longValue) extend(text string, st, end int, m []int) bool {
 	case l.term[text[k]]:
 		m[1], m[3] = k+1-st, k-st
 	default:
-		return false
+		return longNone
 	}
-	return true
+	return longExtended
+}
+
+// classRunEnd returns the end of the run of l.class bytes through
+// text[from] (-1: a byte >= 0x80 in it and l.ascii). A later call from
+// inside the same run answers from the last one.
+func (c *needCursor) classRunEnd(text string, from int, l longValue) int {
+	if !c.classUsed || from < c.classFrom || from > c.classStop {
+		k := from
+		for ; k < len(text) && l.class[text[k]]; k++ {
+			if text[k] >= utf8.RuneSelf && l.ascii {
+				break
+			}
+		}
+		c.classUsed, c.classFrom, c.classStop = true, from, k
+		c.classBail = k < len(text) && text[k] >= utf8.RuneSelf && l.ascii
+	}
+	if c.classBail {
+		return -1
+	}
+	return c.classStop
 }
 
 type needKind uint8
@@ -522,6 +555,11 @@ type needCursor struct {
 	// 20 ending at hit (inclusive; -1: none before runTo).
 	runFrom, runTo, run, hit int
 	used                     bool
+	// text[classFrom:classStop] is class bytes, as the last classRunEnd
+	// found, and text[classStop] is not (classBail: a byte >= 0x80 it
+	// does not cover).
+	classFrom, classStop int
+	classUsed, classBail bool
 }
 
 // sepBefore reports whether text[i:end] holds ':' or '='.
