@@ -227,3 +227,23 @@ func TestAddHitRuns(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIdentMatches: on any text without an identifier run over maxIdent,
+// every identifier rule's identMatches (its hand tests, cursors and value
+// extension) returns what FindAll of its pattern returns.
+func FuzzIdentMatches(f *testing.F) {
+	f.Add("password = 'Xk9#mP2q' DATADOG_API_KEY=" + fake(hexChars, 32))
+	f.Add(strings.Repeat("a_pwd=bc", 80) + "(")
+	f.Add("to\u212Aen: \"Zq8mW3nT5vB7xC2kL9pR4sD6fG1hJ0aY\"")
+	f.Fuzz(func(t *testing.T, text string) {
+		if longestIdentRun(text) > maxIdent {
+			return
+		}
+		for _, r := range rules {
+			if r.ident {
+				require.Equal(t, r.re.FindAllStringSubmatchIndex(text, -1), identMatches(text, r.re, r.anchored, r.gates, r.need, nil), "%s %q", r.id, text)
+			}
+		}
+		require.Equal(t, highEntropyRE.FindAllStringSubmatchIndex(text, -1), identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, highEntropyNeed, nil), "high_entropy %q", text)
+	})
+}
