@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"math/rand"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 // values holding ſ and the Kelvin sign, and floods of one assignment.
 func TestValueNeedKeepsMatches(t *testing.T) {
 	idents := []string{"password", "db_password", "dbPassword", "PASSWORD", "pa\u017f\u017fword", "pwd", "secret", "client_secret", "token", "AUTH_TOKEN", "to\u212Aen", "api_key", "apiKey", "x-api-key", "access.key", "credentials",
+		"passwd", "DB_PASSWD", "credential", "apikey", "API.KEY", "accesskey", "Access_Key", "aws-access-key", "dbPwd", "mySecret", "pass", "passwords", "my_tokens", "xpassword", "pass\u212Aey",
 		"datadog_api_key", "DATADOG_APP_KEY", "mailgun_key", "mailchimp", "telegram_bot_token", "okta_token", "cloudflare_api_token", "HEROKU_API_KEY", "cohere", "CO_API_KEY", "my.datadog-key",
 		"pagerduty_token", "VERCEL_TOKEN", "mistral_api_key", "DISCORD_BOT_TOKEN", "api_key.x", "password-", "tadog"}
 	seps := []string{"=", ":", "=>", ":=", " = ", ": ", "\t:\t", " := ", "\n=\n", "==", ":>", "=:", strings.Repeat(" ", 31) + "=", strings.Repeat(" ", 33) + "=", "= " + strings.Repeat("\t", 33), "\f=\r", " ", ""}
@@ -246,4 +248,59 @@ func FuzzIdentMatches(f *testing.F) {
 		}
 		require.Equal(t, highEntropyRE.FindAllStringSubmatchIndex(text, -1), identMatches(text, highEntropyRE, highEntropyAnchored, highEntropyGate.gates, highEntropyNeed, nil), "high_entropy %q", text)
 	})
+}
+
+// TestKeywordForms: the keyword forms valueNeed.ends tests are exactly
+// the strings the rules' keyword alternations match (lower-cased).
+func TestKeywordForms(t *testing.T) {
+	for _, tt := range []struct {
+		kws, forms []string
+	}{{passwordKeywords, passwordKeywordForms}, {assignKeywords, assignKeywordForms}} {
+		re, err := syntax.Parse(strings.Join(tt.kws, "|"), syntax.Perl)
+		require.NoError(t, err)
+		require.ElementsMatch(t, language(t, re.Simplify()), tt.forms)
+	}
+}
+
+// language lists the strings of a finite regexp (literals, classes,
+// concatenations, alternations, ?).
+func language(t *testing.T, re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}
+	case syntax.OpEmptyMatch:
+		return []string{""}
+	case syntax.OpCharClass:
+		var out []string
+		for k := 0; k < len(re.Rune); k += 2 {
+			for c := re.Rune[k]; c <= re.Rune[k+1]; c++ {
+				out = append(out, string(c))
+			}
+		}
+		return out
+	case syntax.OpCapture:
+		return language(t, re.Sub[0])
+	case syntax.OpQuest:
+		return append([]string{""}, language(t, re.Sub[0])...)
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			out = append(out, language(t, sub)...)
+		}
+		return out
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			var next []string
+			for _, a := range out {
+				for _, b := range language(t, sub) {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out
+	}
+	t.Fatalf("language: op %v", re.Op)
+	return nil
 }

@@ -153,11 +153,11 @@ var rules = []rule{
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'\t\n\f\r "), leadN: 8},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'\t\n\f\r "), leadN: 8, ends: assignKeywordForms},
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: unquotedValue, leadN: 8, long: longValue{class: unquotedValue, term: byteClass(",;)]}\t\n\f\r ")}},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, bare: true, lead: unquotedValue, leadN: 8, ends: passwordKeywordForms, long: longValue{class: unquotedValue, term: byteClass(",;)]}\t\n\f\r ")}},
 		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
 }
 
@@ -255,6 +255,12 @@ func vendorRule(id string, kws, gates []string, value, lead string, leadN int, s
 // "spring.datasource.password" are credentials, "password_reset_url" and
 // "tokenizer" are not.
 var (
+	// passwordKeywordForms and assignKeywordForms spell out each keyword
+	// of passwordKeywords and assignKeywords (valueNeed.ends); a test holds
+	// them to the regexps.
+	passwordKeywordForms = []string{"password", "passwd", "pwd", "secret", "credential", "credentials"}
+	assignKeywordForms   = append([]string{"token", "apikey", "api_key", "api.key", "api-key", "accesskey", "access_key", "access.key", "access-key"}, passwordKeywordForms...)
+
 	passwordKeywords = []string{"password", "passwd", "pwd", "secret", "credentials?"}
 	assignKeywords   = append([]string{"token", `api[_.\-]?key`, `access[_.\-]?key`}, passwordKeywords...)
 	entropyKeywords  = []string{"key", "token", "secret", "password", "passwd", "credential", "auth", "bearer"}
@@ -440,6 +446,13 @@ type valueNeed struct {
 	lead  *[256]bool
 	leadN int
 	long  longValue
+	// bare: the value opens without a quote (the unquoted rule), which
+	// the lead class excludes. ends: the identifier ends in one of these
+	// keyword forms where a keyword can start (lower-case; nil: no test):
+	// in the password rules the keyword ends the identifier ("pass=" has
+	// a gate and no keyword, "fGpassword=" a keyword inside a word).
+	bare bool
+	ends []string
 }
 
 // longValue describes how a rule's pattern ends, for a match that runs to
@@ -628,6 +641,9 @@ func (n valueNeed) assigned(text string, j int) bool {
 	if j < len(text) && text[j] >= utf8.RuneSelf {
 		return true
 	}
+	if n.ends != nil && !keywordEnds(text, j, n.ends) {
+		return false
+	}
 	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
 		j++
 	}
@@ -648,7 +664,32 @@ func (n valueNeed) valueAt(text string, v int) bool {
 	if n.quote {
 		return quoted && text[v] != '`' && n.leadAt(text, v+1)
 	}
-	return n.leadAt(text, v) || quoted && n.leadAt(text, v+1)
+	return n.leadAt(text, v) || !n.bare && quoted && n.leadAt(text, v+1)
+}
+
+// keywordEnds reports whether the identifier bytes before j end with one
+// of forms (lower-case ASCII) where identKeyword can read a keyword: at
+// the start of the run, after '_', '.' or '-', or, upper-case, after a
+// lower-case letter or digit (camelCase). The bytes before j are ASCII, and
+// (?i) folds an ASCII letter only to its other case there.
+func keywordEnds(text string, j int, forms []string) bool {
+	for _, f := range forms {
+		p := j - len(f)
+		if p < 0 || !scan.HasPrefixFold(text[p:j], f) {
+			continue
+		}
+		if p == 0 {
+			return true
+		}
+		b := text[p-1]
+		if b == '_' || b == '.' || b == '-' || !identByte(b) {
+			return true
+		}
+		if (b >= 'a' && b <= 'z' || b >= '0' && b <= '9') && text[p] >= 'A' && text[p] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func (n valueNeed) leadAt(text string, v int) bool {
