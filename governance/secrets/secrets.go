@@ -637,12 +637,10 @@ func (c *needCursor) valueRun(text string, i, end int) bool {
 // hold a non-ASCII rune only past runEnd (ſ and the Kelvin sign fold to s
 // and k): then the test answers true. So do bytes >= 0x80 in the value,
 // which (?i) may fold into its class.
-func (n valueNeed) assigned(text string, j int) bool {
+func (n valueNeed) assigned(text string, runEnd int) bool {
+	j := runEnd
 	if j < len(text) && text[j] >= utf8.RuneSelf {
 		return true
-	}
-	if n.ends != nil && !keywordEnds(text, j, n.ends) {
-		return false
 	}
 	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
 		j++
@@ -651,10 +649,12 @@ func (n valueNeed) assigned(text string, j int) bool {
 	if j >= len(text) || text[j] != ':' && text[j] != '=' {
 		return false
 	}
-	if n.valueAt(text, j+1) {
-		return true
+	if !n.valueAt(text, j+1) && !(j+1 < len(text) && (text[j+1] == '>' || text[j+1] == '=') && n.valueAt(text, j+2)) {
+		return false
 	}
-	return j+1 < len(text) && (text[j+1] == '>' || text[j+1] == '=') && n.valueAt(text, j+2)
+	// Last: the dearest test, and floods of an identifier mostly fail the
+	// others.
+	return n.ends == nil || keywordEnds(text, runEnd, n.ends)
 }
 
 // valueAt: blanks, then the value's opening quote and lead bytes from v.
