@@ -50,8 +50,9 @@ var rolePlayAttacks = []string{
 // TestRolePlay: role-play is how much everyday prompting is phrased; it
 // is an attack only when the part is a way to a protected item or a
 // forbidden act. Before the corpus's role-play lines (roleplay.jsonl) 4 of
-// these 20 benign requests were flagged; one still is: "From now on, answer
-// as ..." is also how new instructions open (new_instructions, 0.58).
+// these 20 benign requests were flagged, then 1 ("From now on, answer as
+// ...", new_instructions, 0.58), none since the steering lines; one is
+// allowed for the next retraining's noise.
 func TestRolePlay(t *testing.T) {
 	s := injection.New()
 	var flagged []string
