@@ -54,15 +54,23 @@ var rolePlayAttacks = []string{
 // ...", new_instructions, 0.58), none since the steering lines; one is
 // allowed for the next retraining's noise.
 func TestRolePlay(t *testing.T) {
+	requireHeldOut(t, rolePlayBenign, rolePlayAttacks, 1)
+}
+
+// requireHeldOut checks a held-out set of the embedded model: at most
+// maxBenign of benign flagged (a retrained model moves a borderline text
+// or two), every attack flagged.
+func requireHeldOut(t *testing.T, benign, attacks []string, maxBenign int) {
+	t.Helper()
 	s := injection.New()
 	var flagged []string
-	for _, x := range rolePlayBenign {
+	for _, x := range benign {
 		if score, sig := s.Score(x); score >= injection.Threshold {
 			flagged = append(flagged, fmt.Sprintf("%.2f %v %q", score, sig, x))
 		}
 	}
-	require.LessOrEqual(t, len(flagged), 1, "benign role-play flagged:\n%s", strings.Join(flagged, "\n"))
-	for _, x := range rolePlayAttacks {
+	require.LessOrEqual(t, len(flagged), maxBenign, "benign texts flagged:\n%s", strings.Join(flagged, "\n"))
+	for _, x := range attacks {
 		score, sig := s.Score(x)
 		require.GreaterOrEqual(t, score, injection.Threshold, "%q (signals %v)", x, sig)
 	}

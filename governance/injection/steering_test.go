@@ -1,14 +1,5 @@
 package injection_test
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/governance-gateway/gateway/governance/injection"
-)
 
 // steeringBenign are users changing how the assistant answers or taking
 // back what they said, written for this test in other words than
@@ -45,16 +36,5 @@ var steeringAttacks = []string{
 // application's instructions. Before the corpus's steering lines
 // (steering.jsonl) 6 of these 15 benign requests were flagged, none since.
 func TestSteering(t *testing.T) {
-	s := injection.New()
-	var flagged []string
-	for _, x := range steeringBenign {
-		if score, sig := s.Score(x); score >= injection.Threshold {
-			flagged = append(flagged, fmt.Sprintf("%.2f %v %q", score, sig, x))
-		}
-	}
-	require.LessOrEqual(t, len(flagged), 2, "benign steering flagged:\n%s", strings.Join(flagged, "\n"))
-	for _, x := range steeringAttacks {
-		score, sig := s.Score(x)
-		require.GreaterOrEqual(t, score, injection.Threshold, "%q (signals %v)", x, sig)
-	}
+	requireHeldOut(t, steeringBenign, steeringAttacks, 1)
 }
