@@ -1,5 +1,6 @@
 package injection_test
 
+import "testing"
 
 // steeringBenign are users changing how the assistant answers or taking
 // back what they said, written for this test in other words than
