@@ -133,8 +133,9 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 // Chosen on the cross-validated eval with long benign documents and
 // buried attacks (docs/governance.md, "Long texts and tool outputs"):
 // smaller windows catch more buried attacks and flag more benign
-// documents (640 bytes: 75% of buried attacks, 7.6% of 8 KB READMEs;
-// 1,024: 55% and 4.8%; 768: between).
+// documents (with the first documentation corpus, 640 bytes: 75% of
+// buried attacks, 7.6% of 8 KB READMEs; 1,024: 55% and 4.8%; 768:
+// between).
 const Window = 768
 
 // windowSignalBudget bounds the windows' signal search of a long text
