@@ -76,7 +76,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, "gen_docs:", err)
 			os.Exit(1)
 		}
-		paras = append(paras, markdownParagraphs(string(b)))
+		// Markdown as a fetched page reads: headings, lists and tables
+		// among the blocks.
+		paras = append(paras, paragraphs(string(b)))
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
@@ -145,14 +147,14 @@ func packageParagraphs(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, t := range texts {
-		out = append(out, plainParagraphs(string(pkg.Text(t)))...)
+		out = append(out, paragraphs(string(pkg.Text(t)))...)
 	}
 	return out, nil
 }
 
-// plainParagraphs splits text on blank lines and joins each paragraph's
-// lines; indented code blocks stay as they are.
-func plainParagraphs(text string) []string {
+// paragraphs splits text into its blank-line separated blocks, trimmed,
+// their line breaks kept.
+func paragraphs(text string) []string {
 	var out []string
 	for _, p := range strings.Split(text, "\n\n") {
 		p = strings.TrimSpace(p)
@@ -163,10 +165,6 @@ func plainParagraphs(text string) []string {
 	}
 	return out
 }
-
-// markdownParagraphs splits a markdown file into its blank-line separated
-// blocks, headings and tables included, as a fetched page would read.
-func markdownParagraphs(md string) []string { return plainParagraphs(md) }
 
 // chunks packs consecutive paragraphs into texts of minChunk-maxChunk
 // bytes; a longer paragraph is cut at a line or word boundary.
