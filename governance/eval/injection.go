@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,11 +35,15 @@ func Injection(datasetsDir string) ([]Table, error) {
 		return s >= injection.Threshold
 	})
 
-	// 5-fold CV: fold k holds every 5th example of every set (offset k).
-	hosts, err := longDocuments(datasetsDir)
+	summ, err := summEditsDocs(datasetsDir)
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := longDocuments(datasetsDir, summ)
+	if err != nil {
+		return nil, err
+	}
+	// 5-fold CV: fold k holds every 5th example of every set (offset k).
 	const k = 5
 	pred := make([][]bool, len(sets))
 	buried := make([][]bool, len(sets))
@@ -75,10 +80,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 	note := fmt.Sprintf("Attack sets: recall (TP/FN); benign sets: false-positive rate (FP/TN); threshold %.2f. The project corpus (%d lines, governance/injection/corpus) is in every training fold and never scored. gptfuzzer templates are filled with a fixed question.", injection.Threshold, len(corpus))
 	in.Notes = []string{note}
 	cv.Notes = []string{note, "Reference points (other data): Lakera Guard 98.1% and ProtectAI deberta v2 91.6% balanced accuracy on PINT; NeMo heuristic 31% recall at 7.4% FPR."}
-	benign, err := unseenBenign(datasetsDir, embedded)
-	if err != nil {
-		return nil, err
-	}
+	benign := unseenBenign(summ, embedded)
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
 	for si, s := range sets {
 		if !s.Examples[0].Attack {
@@ -125,8 +127,8 @@ type docs8K struct{ halueval, summEdits, presidio []string }
 const docBytes = 8 << 10
 
 // longDocuments joins consecutive texts of each source with blank lines
-// and cuts them at docBytes.
-func longDocuments(datasetsDir string) (docs8K, error) {
+// and cuts them at docBytes; summ is summEditsDocs'.
+func longDocuments(datasetsDir string, summ [][]string) (docs8K, error) {
 	var d docs8K
 	halu, err := loadHaluEval(datasetsDir)
 	if err != nil {
@@ -137,15 +139,7 @@ func longDocuments(datasetsDir string) (docs8K, error) {
 		know = append(know, r.Knowledge)
 	}
 	d.halueval = joinDocs(know)
-	var sum []string
-	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
-		docs, err := summEditsDocs(datasetsDir, f)
-		if err != nil {
-			return d, err
-		}
-		sum = append(sum, docs...)
-	}
-	d.summEdits = joinDocs(sum)
+	d.summEdits = joinDocs(slices.Concat(summ...))
 	texts, err := loadPresidio(datasetsDir)
 	if err != nil {
 		return d, err
@@ -167,11 +161,12 @@ func joinDocs(texts []string) []string {
 		}
 		b.WriteString(t)
 		if b.Len() >= docBytes {
-			s := b.String()[:docBytes]
-			for !utf8.ValidString(s) {
-				s = s[:len(s)-1]
+			s := b.String()
+			cut := docBytes // back to a rune's first byte
+			for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+				cut--
 			}
-			out = append(out, s)
+			out = append(out, s[:cut])
 			b.Reset()
 		}
 	}
@@ -186,14 +181,12 @@ func bury(host, attack string) string {
 
 // unseenBenign scores the embedded model on benign documents of another
 // kind that no training set holds: the distinct SummEdits source documents
-// (chat dialogues, sales e-mails, paper abstracts), each one text.
-func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
+// (chat dialogues, sales e-mails, paper abstracts), each one text; summ is
+// summEditsDocs'.
+func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 	tab := Table{Category: "Prompt injection (embedded model on benign documents it never saw)"}
-	for _, f := range []string{"samsum", "sales_email", "scitldr"} {
-		docs, err := summEditsDocs(dir, f)
-		if err != nil {
-			return Table{}, err
-		}
+	for i, f := range summEditsDomains {
+		docs := summ[i]
 		row := Row{Label: "SummEdits " + f + " documents", Target: "FPR<=0.05"}
 		for _, doc := range docs {
 			if score, _ := sc.Score(doc); score >= injection.Threshold {
@@ -206,25 +199,30 @@ func unseenBenign(dir string, sc *injection.Scanner) (Table, error) {
 		tab.Rows = append(tab.Rows, row)
 	}
 	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\")."}
-	return tab, nil
+	return tab
 }
 
-// summEditsDocs returns the distinct source documents of one SummEdits
-// file, first seen first.
-func summEditsDocs(dir, domain string) ([]string, error) {
-	rows, err := loadSummEdits(dir, domain)
-	if err != nil {
-		return nil, err
-	}
-	var docs []string
-	seen := map[string]bool{}
-	for _, r := range rows {
-		if !seen[r.Doc] {
-			seen[r.Doc] = true
-			docs = append(docs, r.Doc)
+// summEditsDomains are the SummEdits files the injection tables read.
+var summEditsDomains = []string{"samsum", "sales_email", "scitldr"}
+
+// summEditsDocs returns the distinct source documents of each file of
+// summEditsDomains, first seen first.
+func summEditsDocs(dir string) ([][]string, error) {
+	out := make([][]string, len(summEditsDomains))
+	for i, domain := range summEditsDomains {
+		rows, err := loadSummEdits(dir, domain)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			if !seen[r.Doc] {
+				seen[r.Doc] = true
+				out[i] = append(out[i], r.Doc)
+			}
 		}
 	}
-	return docs, nil
+	return out, nil
 }
 
 func injectionRows(sets []train.Set, flagged func(set, i int) bool) []Row {
