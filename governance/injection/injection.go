@@ -71,31 +71,46 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // Score returns, and again on each window only when the whole text has
 // any, so that a signal counts in the windows that hold it rather than in
 // all of them.
+//
+// Where a text over FocusWindow bytes, or a window of it, holds attack
+// evidence (Evidence of its signals), it is also scored in focus windows:
+// two consecutive blocks of about FocusWindow/2 bytes, each a candidate
+// only if its own signals are evidence, its score less focusMargin. A
+// planted instruction of a sentence or two is a quarter or less of a
+// 768-byte window, whose benign words outweigh it; a focus window scores
+// it nearly as it scores alone.
 func (s *Scanner) Score(text string) (float64, []string) {
 	p, sig, _ := s.score(text)
 	return p, sig
 }
 
 // score is Score that also returns the span of text the score is of: the
-// whole text, or the highest window.
+// whole text, or the highest window or focus window.
 func (s *Scanner) score(text string) (float64, []string, scan.Span) {
-	if len(text) <= Window {
-		p, sig := s.scoreWindow(text)
-		return p, sig, scan.Span{Start: 0, End: len(text)}
-	}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
+	// The signal matchers of windows and focus windows may read
+	// windowSignalBudget times the text's length in all: in a text dense
+	// with triggers (a flood) every window would re-read the context of
+	// each trigger in it, several times the cost of the whole text's
+	// search. Past the budget the remaining windows take the whole text's
+	// signals, as one score over the whole text would, and no more focus
+	// windows are scored.
+	read, budget := 0, windowSignalBudget*len(text)
+	if len(text) <= Window {
+		p, sig := s.scoreWindow(sc, text)
+		span := scan.Span{Start: 0, End: len(text)}
+		if len(text) > FocusWindow && Evidence(sig) {
+			if q, fs := s.focus(sc, text, span, &read, budget); q > p {
+				p, span = q, fs
+			}
+		}
+		return p, sig, span
+	}
 	var n string
 	n, sc.norm = normalizeScratch(sc.norm, text)
 	var sig []string
 	sig, sc.leet = signals(sc.leet, text, n)
-	// The windows' signal matchers may read windowSignalBudget times the
-	// text's length in all: in a text dense with triggers (a flood) every
-	// window would re-read the context of each trigger in it, several
-	// times the cost of the whole text's search. Past the budget the
-	// remaining windows take the whole text's signals, as one score over
-	// the whole text would.
-	read, budget := 0, windowSignalBudget*len(text)
 	// Block i is text[sc.cuts[i]:sc.cuts[i+1]] with feature sum sc.z[i] over
 	// sc.count[i] features.
 	sc.cuts, sc.z, sc.count = append(sc.cuts[:0], 0), sc.z[:0], sc.count[:0]
@@ -110,6 +125,8 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 	}
 	var p float64
 	var best scan.Span
+	// The windows with evidence, merged where they overlap: where to focus.
+	sc.regions = sc.regions[:0]
 	for i := 0; i+1 < len(sc.z); i++ {
 		var wsig []string
 		switch {
@@ -120,13 +137,67 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 			w := text[sc.cuts[i]:sc.cuts[i+2]]
 			n, sc.norm = normalizeScratch(sc.norm, w)
 			wsig, sc.leet = countedSignals(sc.leet, w, n, &read)
+			if Evidence(wsig) {
+				if k := len(sc.regions) - 1; k >= 0 && sc.regions[k].End > sc.cuts[i] {
+					sc.regions[k].End = sc.cuts[i+2]
+				} else {
+					sc.regions = append(sc.regions, scan.Span{Start: sc.cuts[i], End: sc.cuts[i+2]})
+				}
+			}
 		}
 		q := floor(s.m.finishSignals(sc.z[i]+sc.z[i+1], sc.count[i]+sc.count[i+1], wsig), wsig)
 		if q > p || i == 0 {
 			p, best = q, scan.Span{Start: sc.cuts[i], End: sc.cuts[i+2]}
 		}
 	}
+	for _, r := range sc.regions {
+		if q, fs := s.focus(sc, text, r, &read, budget); q > p {
+			p, best = q, fs
+		}
+	}
 	return p, sig, best
+}
+
+// FocusWindow is the span of a focus window (bytes); see Score. Chosen
+// with focusMargin on the cross-validated eval, mean of training seeds
+// 1-6 (docs/governance.md, "Focus windows").
+const FocusWindow = 256
+
+// focusMargin is taken off a focus window's score: fewer words make a
+// noisier score, and a benign passage that merely holds a signal should
+// not win on brevity alone.
+const focusMargin = 0.1
+
+// focus returns the highest score, less focusMargin, of the focus windows
+// of text[r.Start:r.End] whose own signals are evidence, and that window
+// (0 when none is). It stops when *read passes budget.
+func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget int) (float64, scan.Span) {
+	sc.fcuts, sc.fz, sc.fcount = append(sc.fcuts[:0], r.Start), sc.fz[:0], sc.fcount[:0]
+	var n string
+	for st := r.Start; st < r.End; {
+		en := cutAfter(text[:r.End], min(r.End, st+FocusWindow/2))
+		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
+		var z float64
+		var c int
+		z, c, sc.compact = s.m.textSum(sc.compact, n)
+		sc.fcuts, sc.fz, sc.fcount = append(sc.fcuts, en), append(sc.fz, z), append(sc.fcount, c)
+		st = en
+	}
+	var p float64
+	var best scan.Span
+	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
+		w := text[sc.fcuts[i]:sc.fcuts[i+2]]
+		n, sc.norm = normalizeScratch(sc.norm, w)
+		var sig []string
+		sig, sc.leet = countedSignals(sc.leet, w, n, read)
+		if !Evidence(sig) {
+			continue
+		}
+		if q := s.m.finishSignals(sc.fz[i]+sc.fz[i+1], sc.fcount[i]+sc.fcount[i+1], sig) - focusMargin; q > p {
+			p, best = q, scan.Span{Start: sc.fcuts[i], End: sc.fcuts[i+2]}
+		}
+	}
+	return p, best
 }
 
 // Window is the span of text one model score covers (bytes); see Score.
@@ -163,9 +234,7 @@ func floor(p float64, sig []string) float64 {
 }
 
 // scoreWindow scores a text of at most Window bytes, whole.
-func (s *Scanner) scoreWindow(text string) (float64, []string) {
-	sc := scratchPool.Get().(*scratch)
-	defer sc.put()
+func (s *Scanner) scoreWindow(sc *scratch, text string) (float64, []string) {
 	// n may alias sc.norm: it must not outlive sc's return to the pool.
 	// Nothing keeps it: signals are names, features indices.
 	var n string
@@ -182,9 +251,14 @@ type scratch struct {
 	norm    []byte // plain-ASCII normalised text
 	leet    []byte // its de-leeted view
 	// Blocks of a long text (Score).
-	cuts  []int
-	z     []float64
-	count []int
+	cuts    []int
+	z       []float64
+	count   []int
+	regions []scan.Span
+	// Blocks of focus windows (Scanner.focus).
+	fcuts  []int
+	fz     []float64
+	fcount []int
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
