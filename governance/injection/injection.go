@@ -70,7 +70,8 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // lies whole in one). Heuristic signals are found on the whole text, which
 // Score returns, and again on each window only when the whole text has
 // any, so that a signal counts in the windows that hold it rather than in
-// all of them.
+// all of them; many_questions, a property of a whole message, counts in
+// no window (withoutMessageSignals).
 //
 // Where a text over FocusWindow bytes, or a window of it, holds attack
 // evidence (Evidence of its signals), it is also scored in focus windows:
@@ -132,11 +133,12 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 		switch {
 		case len(sig) == 0:
 		case read > budget:
-			wsig = sig
+			wsig = withoutMessageSignals(sc, sig)
 		default:
 			w := text[sc.cuts[i]:sc.cuts[i+2]]
 			n, sc.norm = normalizeScratch(sc.norm, w)
 			wsig, sc.leet = countedSignals(sc.leet, w, n, &read)
+			wsig = withoutMessageSignals(sc, wsig)
 			if Evidence(wsig) {
 				if k := len(sc.regions) - 1; k >= 0 && sc.regions[k].End > sc.cuts[i] {
 					sc.regions[k].End = sc.cuts[i+2]
@@ -156,6 +158,24 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 		}
 	}
 	return p, sig, best
+}
+
+// withoutMessageSignals returns sig without many_questions, which
+// describes a whole message (a barrage of questions sent at once), not a
+// passage of a longer text: an FAQ, a forum thread or a chat log has four
+// questions in most of its windows. sig is not modified; the copy lives
+// in sc.
+func withoutMessageSignals(sc *scratch, sig []string) []string {
+	if !contains(sig, "many_questions") {
+		return sig
+	}
+	sc.sig = sc.sig[:0]
+	for _, x := range sig {
+		if x != "many_questions" {
+			sc.sig = append(sc.sig, x)
+		}
+	}
+	return sc.sig
 }
 
 // FocusWindow is the span of a focus window (bytes); see Score. Chosen
@@ -190,7 +210,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		n, sc.norm = normalizeScratch(sc.norm, w)
 		var sig []string
 		sig, sc.leet = countedSignals(sc.leet, w, n, read)
-		if !Evidence(sig) {
+		if sig = withoutMessageSignals(sc, sig); !Evidence(sig) {
 			continue
 		}
 		if q := s.m.finishSignals(sc.fz[i]+sc.fz[i+1], sc.fcount[i]+sc.fcount[i+1], sig) - focusMargin; q > p {
@@ -255,6 +275,7 @@ type scratch struct {
 	z       []float64
 	count   []int
 	regions []scan.Span
+	sig     []string // withoutMessageSignals' copy
 	// Blocks of focus windows (Scanner.focus).
 	fcuts  []int
 	fz     []float64
