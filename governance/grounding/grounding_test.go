@@ -285,6 +285,39 @@ func TestPricePointAndLexicalContradictions(t *testing.T) {
 	require.True(t, pricePoint(49.95) && pricePoint(999) && !pricePoint(1000) && !pricePoint(50))
 }
 
+// TestAntonymNeighbourWindow: an antonym counts when the answer and the
+// source share a word within nbrWindow (four) content words of the pair,
+// not only within two: a summary reorders the phrase it reports. Each
+// contradiction below rests on a shared word three or four words away
+// ("reported" after "east coast stores and the warehouses"; "provinces"
+// after "Rural clinics in the northern"); five or six words away, none.
+func TestAntonymNeighbourWindow(t *testing.T) {
+	stores := "The east coast stores and the warehouses reported strong sales this spring. The company opened new offices. Staff were hired in March."
+	clinics := "Rural clinics in the northern provinces reported fewer flu cases this winter. The ministry hired more nurses. Vaccines arrived in October."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"hand-written pair, shared word four words away", "Staff were hired and new offices opened, while the west reported strong sales.", stores, Contradiction, "east"},
+		{"WordNet pair, shared word three words away", "The ministry hired more nurses as vaccines arrived, and urban provinces reported fewer flu cases.", clinics, Contradiction, "Rural"},
+		{"faithful", "The ministry hired more nurses as vaccines arrived, and rural provinces reported fewer flu cases.", clinics, None, ""},
+		{"shared word six words away", "Staff were hired and new offices opened, while the west reported strong sales.",
+			"The east coast stores, the old depots and the warehouses reported strong sales this spring. The company opened new offices. Staff were hired in March.", None, ""},
+		{"WordNet pair, shared word five words away", "The ministry hired more nurses as vaccines arrived, and urban provinces reported fewer flu cases.",
+			"Rural clinics in the remote hilly northern provinces reported fewer flu cases this winter. The ministry hired more nurses. Vaccines arrived in October.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch == Contradiction {
+				require.Len(t, r.Evidence, 1)
+				require.Contains(t, r.Evidence[0].Reason, tt.says, "%+v", r.Evidence[0])
+			}
+		})
+	}
+}
+
 // A chat summary's negated clause against the turn it reports: flagged
 // when that turn has no negation, not when it has one, and not for the
 // verbs ("refuse", "fail") by which a summary reports a "no".

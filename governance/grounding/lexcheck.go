@@ -519,8 +519,8 @@ func (s *state) antonymInSource(l *lexicon, w []byte) bool {
 }
 
 // antonymNeighbour: the answer word w (token i, lemmas x.bases2) has an
-// antonym in the source within two words of a word within two words of
-// w in the answer (sharedNeighbour).
+// antonym in the source within nbrWindow words of a word within
+// nbrWindow words of w in the answer (sharedNeighbour).
 func (s *state) antonymNeighbour(l *lexicon, answer, source string, i int, w []byte) (Evidence, bool) {
 	x := &s.lex
 	t := &s.atoks[i]
