@@ -2087,7 +2087,7 @@ func negations(s string, buf []byte) (int, []byte) {
 				for j := 0; j < k; j++ {
 					low[j] = w[j] | 0x20
 				}
-				if negWord(string(low[:k])) {
+				if negWord(string(low[:k])) && !numberNo(s, st, i) {
 					n++
 					continue
 				}
@@ -2106,6 +2106,33 @@ func negations(s string, buf []byte) (int, []byte) {
 		}
 	}
 	return n, buf
+}
+
+// numberNo: the word s[st:en] is "no" for "number": before a number and
+// after a determiner ("my no 1 fave", "the no 2 seed"), or as "No." ("No.
+// 10"). Not "and no 24/7 support", a negation.
+func numberNo(s string, st, en int) bool {
+	if en-st != 2 || s[st]|0x20 != 'n' || s[st+1]|0x20 != 'o' {
+		return false
+	}
+	dot := en < len(s) && s[en] == '.'
+	next := strings.TrimLeft(s[en:], ". ")
+	if next == "" || !isDigit(next[0]) {
+		return false
+	}
+	if dot {
+		return true
+	}
+	prev := strings.TrimRight(s[:st], " ")
+	k := len(prev)
+	for k > 0 && asciiLetter(prev[k-1]) {
+		k--
+	}
+	switch strings.ToLower(prev[k:]) {
+	case "the", "my", "your", "his", "her", "its", "our", "their":
+		return true
+	}
+	return false
 }
 
 // negFirst marks the first letters of negWord's words.
@@ -2381,7 +2408,7 @@ func clauseNegated(text string, grammatical bool) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) {
+				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) && !numberNo(text, i, j) {
 					return true
 				}
 			}

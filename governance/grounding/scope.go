@@ -209,8 +209,8 @@ func (s *state) negatedTok(j int) bool {
 // grammaticalNegation: text has a grammatical negation, as clauseNegated
 // reads them ("not", "no", "never", "none", "nobody", "nothing",
 // "neither", "nor", "cannot", an "n't"; not a "no-" compound), in one
-// pass without lowering each word: a "no" before a number aside, since
-// "my no 1 place" is "number one".
+// pass without lowering each word: a "no" for "number" aside ("my no 1
+// place", numberNo).
 func grammaticalNegation(text string) bool {
 	for i := 0; i < len(text); {
 		if !asciiLetter(text[i]) {
@@ -238,7 +238,7 @@ func grammaticalNegation(text string) bool {
 		}
 		switch string(buf[:len(w)]) {
 		case "no":
-			if next := strings.TrimLeft(text[j:], " "); next == "" || !isDigit(next[0]) {
+			if !numberNo(text, j-2, j) {
 				return true
 			}
 		case "not", "never", "none", "nobody", "nothing", "neither", "nor", "cannot":
