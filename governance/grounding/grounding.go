@@ -2173,14 +2173,28 @@ var antonymWords, antonymLists = func() (*words, [][]string) {
 		return i
 	}
 	for _, p := range pairs {
-		a, b := stem(p[0]), stem(p[1])
-		ia, ib := id(a), id(b)
-		if !slices.Contains(lists[ia], b) {
-			lists[ia], lists[ib] = append(lists[ia], b), append(lists[ib], a)
+		for _, a := range stemForms(p[0]) {
+			for _, b := range stemForms(p[1]) {
+				ia, ib := id(a), id(b)
+				if !slices.Contains(lists[ia], b) {
+					lists[ia], lists[ib] = append(lists[ia], b), append(lists[ib], a)
+				}
+			}
 		}
 	}
 	return d, lists
 }()
+
+// stemForms returns the stems of the forms of the base word w: a base in
+// "-e" stems apart from its inflections ("improve"; "improves",
+// "improved", "improving": "improv").
+func stemForms(w string) []string {
+	a := stem(w)
+	if b := string(stemBytes([]byte(w + "s"))); b != a {
+		return []string{a, b}
+	}
+	return []string{a}
+}
 
 // antonyms returns the antonyms of the stem w, whose hash is h.
 func antonyms(w []byte, h uint32) []string {
@@ -2493,7 +2507,10 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			sw := stemBytes(w)
 			for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
 				if s.sharedNeighbour(i, []byte(ant)) {
-					other = ant
+					// The source's word, not its stem ("improves", not
+					// "improv").
+					st := &s.stoks[s.sourceToks(find(&s.words, ant, fnvAdd(fnvOffset, ant)))[0]]
+					other = s.source[st.start:st.end]
 					break
 				}
 			}

@@ -318,6 +318,37 @@ func TestAntonymNeighbourWindow(t *testing.T) {
 	}
 }
 
+// TestInflectedAntonyms: an antonym whose base ends in "-e" is found
+// whatever form the source writes it in. Such a base stems apart from its
+// inflections ("improve"; "improves": "improv"), so the hand-written pair
+// improve / worsen and WordNet's encourage / discourage never matched a
+// source's "improves" or "encouraged".
+func TestInflectedAntonyms(t *testing.T) {
+	cache := "The new cache improves load times for large pages. The team shipped it in May after a long beta."
+	policy := "The new policy encouraged remote work across all teams. Offices were closed in June for repairs."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"hand-written pair", "Shipped in May after a long beta, the new cache worsens load times.", cache, Contradiction, `"improves"`},
+		{"hand-written pair, faithful", "Shipped in May after a long beta, the new cache speeds up load times.", cache, None, ""},
+		{"WordNet pair", "Offices were closed in June, and the new policy discouraged remote work.", policy, Contradiction, `"encourage"`},
+		{"WordNet pair, faithful", "Offices were closed in June, and the new policy supported remote work.", policy, None, ""},
+		{"a base without -e", "Prices decreased this year, the report says.", "The report covers our stores. Prices increased this year across all regions.", Contradiction, "increased"},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch == Contradiction {
+				require.Contains(t, r.Evidence[0].Reason, tt.says, "%+v", r.Evidence[0])
+			}
+		})
+	}
+	require.Equal(t, []string{"improve", "improv"}, stemForms("improve"))
+	require.Equal(t, []string{"east"}, stemForms("east"))
+}
+
 // A chat summary's negated clause against the turn it reports: flagged
 // when that turn has no negation, not when it has one, and not for the
 // verbs ("refuse", "fail") by which a summary reports a "no".

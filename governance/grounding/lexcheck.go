@@ -509,13 +509,30 @@ func (s *state) antonymInSource(l *lexicon, w []byte) bool {
 	x.bases2 = l.baseForms(w, x.bases2[:0])
 	for _, b := range x.bases2 {
 		for _, a := range l.antonymsOf(b) {
-			ant := stemBytes(l.lemmas.str(a >> 2))
-			if s.vocab(find(&s.words, ant, fnvAdd(fnvOffset, ant))) {
-				return true
+			var buf [41]byte
+			for _, ant := range lemmaStems(l.lemmas.str(a>>2), &buf) {
+				if ant != nil && s.vocab(find(&s.words, ant, fnvAdd(fnvOffset, ant))) {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// lemmaStems returns the stems under which the source's words may hold
+// the WordNet lemma: a lemma in "-e" stems apart from its inflections
+// ("improve"; "improves", "improved": "improv"; stemForms); nil when it
+// has one stem.
+func lemmaStems(lemma []byte, buf *[41]byte) [2][]byte {
+	a := stemBytes(lemma)
+	if n := len(lemma); n == 0 || n >= len(buf) || lemma[n-1] != 'e' {
+		return [2][]byte{a}
+	}
+	if b := stemBytes(append(append(buf[:0], lemma...), 's')); string(b) != string(a) {
+		return [2][]byte{a, b}
+	}
+	return [2][]byte{a}
 }
 
 // antonymNeighbour: the answer word w (token i, lemmas x.bases2) has an
@@ -529,26 +546,29 @@ func (s *state) antonymNeighbour(l *lexicon, answer, source string, i int, w []b
 			if !l.formOf(w, b, int(a&3)) {
 				continue // "presents" is no adjective
 			}
-			ant := stemBytes(l.lemmas.str(a >> 2))
-			if !s.sharedNeighbour(i, ant) {
-				continue
-			}
-			aid := find(&s.words, ant, fnvAdd(fnvOffset, ant))
-			if x.inAnswer(aid) {
-				continue // antonymOf: the answer uses it
-			}
-			// A pair that failed is not tried again: an answer repeating
-			// the word repeats the outcome (a success ends the Check).
-			key := [2]int32{t.id, aid}
-			if x.antFailed[key] {
-				continue
-			}
-			for _, k := range s.sourceToks(aid) {
-				if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
-					return e, true
+			var buf [41]byte
+			for _, ant := range lemmaStems(l.lemmas.str(a>>2), &buf) {
+				if ant == nil || !s.sharedNeighbour(i, ant) {
+					continue
 				}
+				aid := find(&s.words, ant, fnvAdd(fnvOffset, ant))
+				if x.inAnswer(aid) {
+					continue // antonymOf: the answer uses it
+				}
+				// A pair that failed is not tried again: an answer
+				// repeating the word repeats the outcome (a success ends
+				// the Check).
+				key := [2]int32{t.id, aid}
+				if x.antFailed[key] {
+					continue
+				}
+				for _, k := range s.sourceToks(aid) {
+					if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
+						return e, true
+					}
+				}
+				x.antFailed[key] = true
 			}
-			x.antFailed[key] = true
 		}
 	}
 	return Evidence{}, false
