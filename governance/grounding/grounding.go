@@ -2087,12 +2087,12 @@ func negations(s string, buf []byte) (int, []byte) {
 				for j := 0; j < k; j++ {
 					low[j] = w[j] | 0x20
 				}
-				if negWord(string(low[:k])) && !numberNo(s, st, i) {
+				if negWord(string(low[:k])) && !numberNo(s, st, i) && !helpBut(s, i) {
 					n++
 					continue
 				}
 			}
-			if k := len(w); k >= 3 && w[k-3]|0x20 == 'n' && w[k-2] == '\'' && w[k-1]|0x20 == 't' {
+			if k := len(w); k >= 3 && w[k-3]|0x20 == 'n' && w[k-2] == '\'' && w[k-1]|0x20 == 't' && !helpBut(s, i) {
 				n++
 			}
 			continue
@@ -2133,6 +2133,11 @@ func numberNo(s string, st, en int) bool {
 		return true
 	}
 	return false
+}
+
+// helpBut: s[i:] starts " help but": "I cannot help but notice" affirms.
+func helpBut(s string, i int) bool {
+	return len(s)-i >= 9 && strings.EqualFold(s[i:i+9], " help but")
 }
 
 // negFirst marks the first letters of negWord's words.
@@ -2422,11 +2427,11 @@ func clauseNegated(text string, grammatical bool) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) && !numberNo(text, i, j) {
+				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) && !numberNo(text, i, j) && !helpBut(text, j) {
 					return true
 				}
 			}
-			if len(w) > 3 && w[len(w)-3]|0x20 == 'n' && w[len(w)-2] == '\'' && w[len(w)-1]|0x20 == 't' {
+			if len(w) > 3 && w[len(w)-3]|0x20 == 'n' && w[len(w)-2] == '\'' && w[len(w)-1]|0x20 == 't' && !helpBut(text, j) {
 				return true
 			}
 		}

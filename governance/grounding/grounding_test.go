@@ -759,6 +759,28 @@ func TestNumberNo(t *testing.T) {
 	}
 }
 
+// TestHelpBut: "cannot help but" and "can't help but" affirm, on either
+// side: a source sentence "I cannot help but notice X" states X.
+func TestHelpBut(t *testing.T) {
+	src := "I cannot help but notice that your team has grown fast this year. Our platform can help you keep up."
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"the source affirms", "The team has not grown fast this year.", src, Contradiction},
+		{"the source affirms, faithful", "The team has grown fast this year.", src, None},
+		{"the answer affirms", "I can't help but notice that the team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.",
+			"The team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.", None},
+		{"a plain negation", "The platform cannot help the team keep up.", "The platform can help the team keep up.", Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
+
 // BenchmarkCheckFlood: Check at the size limits (64 KB answer, 256 KB
 // source) on inputs that made a check quadratic: each answer word or
 // connective has its opposite in the source, never in a shared context, so

@@ -226,7 +226,7 @@ func grammaticalNegation(text string) bool {
 		if j < len(text) && text[j] == '-' {
 			continue
 		}
-		if n := len(w); n > 3 && w[n-3]|0x20 == 'n' && w[n-2] == '\'' && w[n-1]|0x20 == 't' {
+		if n := len(w); n > 3 && w[n-3]|0x20 == 'n' && w[n-2] == '\'' && w[n-1]|0x20 == 't' && !helpBut(text, j) {
 			return true
 		}
 		if f := w[0] | 0x20; f != 'n' && f != 'c' || len(w) > 7 {
@@ -241,7 +241,11 @@ func grammaticalNegation(text string) bool {
 			if !numberNo(text, j-2, j) {
 				return true
 			}
-		case "not", "never", "none", "nobody", "nothing", "neither", "nor", "cannot":
+		case "cannot":
+			if !helpBut(text, j) {
+				return true
+			}
+		case "not", "never", "none", "nobody", "nothing", "neither", "nor":
 			return true
 		}
 	}
