@@ -2760,10 +2760,12 @@ var negativeJudgements = func() map[string]bool {
 }()
 
 // newJudgement returns the first answer word the source lacks that is a
-// negative judgement.
+// negative judgement. In a summary of a chat a negative verb ("fails to
+// work") reports a "no" or a "doesn't", as the chat negation checks read
+// it: no judgement there.
 func (s *state) newJudgement() (tok, bool) {
 	for _, t := range s.atoks {
-		if t.missing && negativeJudgements[string(s.words.word(t.id))] {
+		if t.missing && negativeJudgements[string(s.words.word(t.id))] && !(s.chat && negVerb(string(s.words.word(t.id)))) {
 			return t, true
 		}
 	}

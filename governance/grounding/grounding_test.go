@@ -403,6 +403,27 @@ func TestNegativeJudgement(t *testing.T) {
 	require.False(t, negativeJudgements["slow"], "mild words are not in the list")
 }
 
+// TestJudgementVerbInChat: "fail" is on the list of negative judgements,
+// but a summary of a chat reports a "no" or a "doesn't work" with it (as
+// the chat negation checks read it), so there it is no judgement; the
+// list's other words still are.
+func TestJudgementVerbInChat(t *testing.T) {
+	chat := "Lola: I tried to submit the expenses via the website but I keep getting an error\nCassie: Sounds like an IT problem\nLola: OK, I'll ask IT"
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"chat: reports that it does not work", "Lola's expenses fail to go through the website, and Cassie suggests asking IT.", chat, None},
+		{"chat: a judgement the chat does not make", "Lola's expenses are a disaster on the website, and Cassie suggests asking IT.", chat, Unsupported},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
+
 // TestParseDecimal: the hand parser agrees with strconv.ParseFloat (commas
 // dropped) bit for bit on every string it accepts, and accepts the usual
 // spellings.
