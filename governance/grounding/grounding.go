@@ -2101,7 +2101,7 @@ func negations(s string, buf []byte) (int, []byte) {
 		for _, r := range s[st:i] {
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		}
-		if negWord(string(buf)) || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t") {
+		if (negWord(string(buf)) || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t")) && !helpBut(s, i) {
 			n++
 		}
 	}

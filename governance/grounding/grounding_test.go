@@ -792,6 +792,7 @@ func TestHelpBut(t *testing.T) {
 		{"the answer affirms", "I can't help but notice that the team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.",
 			"The team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.", None},
 		{"a plain negation", "The platform cannot help the team keep up.", "The platform can help the team keep up.", Contradiction},
+		{"a curly apostrophe", "The team has not grown fast this year.", "I can’t help but notice that your team has grown fast this year. Our platform can help you keep up.", Contradiction},
 	}
 	c := New()
 	for _, tt := range tests {
