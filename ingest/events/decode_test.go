@@ -235,6 +235,19 @@ func TestDecodeEventRules(t *testing.T) {
 		{"epoch negative", `,"started_at":-1`, "started_at: epoch seconds must be between 0 and 253402300799", nil},
 		{"epoch milliseconds", `,"started_at":1735787045000`, "started_at: epoch seconds must be between 0 and 253402300799 (milliseconds are not accepted)", nil},
 		{"epoch overflow", `,"started_at":1e400`, "started_at: epoch seconds must be between", nil},
+		{"ISO 8601 offset +hhmm", `,"started_at":"2025-01-02T05:04:05+0200"`, "", func(t *testing.T, tr schemas.Trace) { require.Equal(t, t0, tr.StartedAt) }},
+		{"ISO 8601 offset -hhmm with fraction", `,"started_at":"2025-01-02T01:04:05.5-0200"`, "", func(t *testing.T, tr schemas.Trace) {
+			require.Equal(t, t0.Add(500*time.Millisecond), tr.StartedAt)
+		}},
+		{"ISO 8601 offset +hh", `,"started_at":"2025-01-02T05:04:05+02"`, "", func(t *testing.T, tr schemas.Trace) { require.Equal(t, t0, tr.StartedAt) }},
+		{"ISO 8601 minute precision", `,"started_at":"2025-01-02T03:04Z"`, "", func(t *testing.T, tr schemas.Trace) {
+			require.Equal(t, t0.Add(-5*time.Second), tr.StartedAt)
+		}},
+		{"ISO 8601 minute precision and offset", `,"started_at":"2025-01-02T05:04+02:00"`, "", func(t *testing.T, tr schemas.Trace) {
+			require.Equal(t, t0.Add(-5*time.Second), tr.StartedAt)
+		}},
+		{"offset of 24 hours", `,"started_at":"2025-01-02T03:04:05+2400"`, "started_at: must be an ISO 8601 timestamp", nil},
+		{"offset without digits", `,"started_at":"2025-01-02T03:04:05+"`, "started_at: must be an ISO 8601 timestamp", nil},
 		{"date only", `,"started_at":"2025-01-02"`, "started_at: must be an ISO 8601 timestamp", nil},
 		{"space separator", `,"started_at":"2025-01-02 03:04:05Z"`, "started_at: must be an ISO 8601 timestamp", nil},
 		{"unparsable timestamp", `,"finished_at":"yesterday"`, `finished_at: must be an ISO 8601 timestamp such as 2006-01-02T15:04:05.123Z or epoch seconds, not "yesterday"`, nil},

@@ -362,17 +362,41 @@ func (s *scanner) readTime() (t time.Time, isNull bool, problem string) {
 // fraction is optional when parsing.
 const zoneless = "2006-01-02T15:04:05"
 
+// isoZoned are the ISO 8601 extended date-times RFC 3339 leaves out, tried
+// only after it: the ±hhmm and ±hh zone designators (Python's %z writes
+// +0000, PostgreSQL +01) and minute precision. Go accepts a fraction after
+// the seconds without a layout for it.
+var isoZoned = []string{
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05Z07",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04Z0700",
+	"2006-01-02T15:04Z07",
+}
+
 // parseTimeString accepts RFC 3339 (fractional seconds optional, "Z" or a
-// ±hh:mm offset), and the same form without any zone, which is read as UTC
+// ±hh:mm offset), the other ISO 8601 zone designators and minute precision
+// (isoZoned), and a date-time with seconds and no zone, which is read as UTC
 // because that is what Python's datetime.utcnow().isoformat() sends. The date
 // and time must be separated by 'T'. The result is in UTC.
 func parseTimeString(raw []byte) (time.Time, bool) {
 	str := unsafe.String(unsafe.SliceData(raw), len(raw))
-	if len(str) < len(zoneless) || str[10] != 'T' {
+	if len(str) < len("2006-01-02T15:04Z") || str[10] != 'T' {
 		return time.Time{}, false
 	}
 	if t, err := time.Parse(time.RFC3339Nano, str); err == nil {
 		return t.UTC(), true
+	}
+	for _, layout := range isoZoned {
+		if t, err := time.Parse(layout, str); err == nil {
+			if _, off := t.Zone(); off <= -24*3600 || off >= 24*3600 {
+				return time.Time{}, false
+			}
+			return t.UTC(), true
+		}
+	}
+	if len(str) < len(zoneless) {
+		return time.Time{}, false
 	}
 	// Only a zone-less form is left worth a try: no Z, no offset after the
 	// time of day.
