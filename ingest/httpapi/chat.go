@@ -169,33 +169,35 @@ func parseChat(body []byte) (chatRequest, error) {
 			return r, fail(http.StatusBadRequest, "messages has %d entries, the limit is %d", len(msgs), MaxChatMessages)
 		}
 		for i, m := range msgs {
+			// Members stay raw so that a wrong type is reported under its
+			// own name.
 			var mm struct {
-				Role       *string         `json:"role"`
+				Role       json.RawMessage `json:"role"`
 				Content    json.RawMessage `json:"content"`
-				Name       *string         `json:"name"`
-				ToolCallID *string         `json:"tool_call_id"`
+				Name       json.RawMessage `json:"name"`
+				ToolCallID json.RawMessage `json:"tool_call_id"`
 				ToolCalls  json.RawMessage `json:"tool_calls"`
 			}
 			if err := json.Unmarshal(m, &mm); err != nil {
 				return r, fail(http.StatusBadRequest, "messages[%d] must be an object with string role and content", i)
 			}
-			if mm.Role == nil || !chatRoles[*mm.Role] {
+			var msg llm.Message
+			if json.Unmarshal(mm.Role, &msg.Role) != nil || !chatRoles[msg.Role] {
 				return r, fail(http.StatusBadRequest, "messages[%d].role must be one of system, user, assistant, tool", i)
 			}
-			msg := llm.Message{Role: *mm.Role}
 			switch {
 			case len(mm.Content) == 0 || string(mm.Content) == "null":
-				if *mm.Role != "assistant" || len(mm.ToolCalls) == 0 {
+				if msg.Role != "assistant" || len(mm.ToolCalls) == 0 {
 					return r, fail(http.StatusBadRequest, "messages[%d].content must be a string", i)
 				}
 			case json.Unmarshal(mm.Content, &msg.Content) != nil:
 				return r, fail(http.StatusBadRequest, "messages[%d].content must be a string", i)
 			}
-			if mm.Name != nil {
-				msg.Name = *mm.Name
+			if len(mm.Name) > 0 && string(mm.Name) != "null" && json.Unmarshal(mm.Name, &msg.Name) != nil {
+				return r, fail(http.StatusBadRequest, "messages[%d].name must be a string", i)
 			}
-			if mm.ToolCallID != nil {
-				msg.ToolCallID = *mm.ToolCallID
+			if len(mm.ToolCallID) > 0 && string(mm.ToolCallID) != "null" && json.Unmarshal(mm.ToolCallID, &msg.ToolCallID) != nil {
+				return r, fail(http.StatusBadRequest, "messages[%d].tool_call_id must be a string", i)
 			}
 			if len(mm.ToolCalls) > 0 && string(mm.ToolCalls) != "null" {
 				var arr []json.RawMessage
