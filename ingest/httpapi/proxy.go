@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,8 +151,22 @@ func redactedAsJudged(pol *governance.Compiled, body []byte, idx []int) bool {
 
 // proxyHealth is GET /v1/chat/completions/health (no auth, no upstream call).
 func (s *Server) proxyHealth(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": s.cfg.UpstreamURL,
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "upstream": withoutUserinfo(s.cfg.UpstreamURL),
 		"endpoint": "/v1/chat/completions", "modes": []string{"non-stream", "stream"}})
+}
+
+// withoutUserinfo drops the user and password of a URL: the health answer
+// is public, and an operator may have put a credential there.
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil: // forwarding fails too (502); the text may still hold a credential
+		return "(not a valid URL)"
+	case u.User == nil:
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 // proxyChat is the OpenAI-compatible proxy (spec 4.1): the service key is

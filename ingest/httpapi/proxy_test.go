@@ -407,8 +407,23 @@ func TestProxyHealth(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	m := r.JSON(t)
 	require.Equal(t, true, m["ok"])
+	require.Equal(t, pe.upstreamURL, m["upstream"])
+	require.Equal(t, "/v1/chat/completions", m["endpoint"])
 	require.Equal(t, []any{"non-stream", "stream"}, m["modes"])
 	require.Empty(t, pe.fake.Received())
+
+	// The health answer needs no key: credentials in the configured URL
+	// are never shown.
+	for _, tc := range []struct{ upstream, shown string }{
+		{"https://llm.example.com/v1", "https://llm.example.com/v1"},
+		{"https://user:s3cret@llm.example.com/v1", "https://llm.example.com/v1"},
+		{"https://t0ken@llm.example.com:8443/v1/", "https://llm.example.com:8443/v1"},
+		{"https://user:pass word@llm.example.com/v1", "(not a valid URL)"},
+	} {
+		pe := newProxyEnv(t, tc.upstream)
+		m := pe.do("GET", "/v1/chat/completions/health", nil).JSON(t)
+		require.Equal(t, tc.shown, m["upstream"], tc.upstream)
+	}
 }
 
 // TestProxyUpstreamKeyNeverKept searches every produced envelope, the
