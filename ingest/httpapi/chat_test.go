@@ -1000,6 +1000,50 @@ func TestChatRegenerateCallFails(t *testing.T) {
 // TestChatWrongModeKey: a key of another mode names an application of an
 // organisation: the 403 carries a request_id and leaves an error trace under
 // that application, and names the path that was called.
+// TestChatAppEditAppliesAtOnce: the request after a PATCH of the
+// application uses the new settings, however long the key cache keeps the
+// application: a rotated or removed BYOK key must stop being used at once.
+func TestChatAppEditAppliesAtOnce(t *testing.T) {
+	fake := &llmfake.Server{}
+	var mu sync.Mutex
+	var lastAuth string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		lastAuth = r.Header.Get("Authorization")
+		mu.Unlock()
+		fake.ServeHTTP(w, r)
+	}))
+	t.Cleanup(up.Close)
+	ce := newChatEnv(t, func(c *Config, d *Deps) {
+		c.Keys.TTL = time.Minute
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond})}
+	})
+	path := "/api/console/apps/" + ce.app.ID
+	for _, tc := range []struct {
+		name  string
+		patch map[string]any
+		body  map[string]any
+		auth  string
+	}{
+		{"model", map[string]any{"model": "gpt-4o"}, map[string]any{"prompt": "hi", "model": "gpt-4o"}, "Bearer sk-managed-test"},
+		{"to BYOK", map[string]any{"provider_option": "byok", "llm_api_key": "sk-byok-1"}, map[string]any{"prompt": "hi"}, "Bearer sk-byok-1"},
+		{"BYOK key rotated", map[string]any{"llm_api_key": "sk-byok-2"}, map[string]any{"prompt": "hi"}, "Bearer sk-byok-2"},
+		{"back to Managed", map[string]any{"provider_option": "managed"}, map[string]any{"prompt": "hi"}, "Bearer sk-managed-test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ce.chat(map[string]any{"prompt": "hi"}) // the key is cached with the old settings
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			r = ce.do("PATCH", path, tc.patch, bearer(ce.acct.token)...)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			r = ce.chat(tc.body)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			mu.Lock()
+			defer mu.Unlock()
+			require.Equal(t, tc.auth, lastAuth)
+		})
+	}
+}
+
 func TestChatWrongModeKey(t *testing.T) {
 	ce := newChatEnv(t)
 	events := ce.eventsApp(ce.acct)

@@ -430,7 +430,9 @@ func (s *Server) getApp(c echo.Context) error {
 }
 
 // patchApp is PATCH /api/console/apps/{id}: rename, switch BYOK/Managed,
-// change provider, model or the BYOK key. The API key does not change.
+// change provider, model or the BYOK key. The API key does not change. The
+// key cache holds the whole application (its sealed LLM key too), so it is
+// invalidated as on delete: the next request here uses the new settings.
 func (s *Server) patchApp(c echo.Context) error {
 	app, err := s.loadApp(c)
 	if err != nil {
@@ -449,6 +451,7 @@ func (s *Server) patchApp(c echo.Context) error {
 	case err != nil:
 		return unavailable("cannot update the application right now; retry", err)
 	}
+	s.keys.Invalidate(app.KeyHash)
 	return c.JSON(http.StatusOK, viewApp(app))
 }
 
