@@ -686,13 +686,16 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 		}
 	}
 	s.emitRefusal(app, tr, status, msg)
-	return chatError(c, status, msg, tr.RequestID)
+	return s.chatError(c, status, msg, tr.RequestID)
 }
 
 // chatError is a Full Control error answer, {ok:false, error, request_id};
 // on the chat-completions shape it also carries the X-Service-Request-Id
 // header every answer of that shape has.
-func chatError(c echo.Context, status int, msg, requestID string) error {
+func (s *Server) chatError(c echo.Context, status int, msg, requestID string) error {
+	// An LLM error comes after up to GATEWAY_LLM_TIMEOUT and a retry: past
+	// the write deadline that started with the request.
+	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 	useRequestID(c, requestID)
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		c.Response().Header().Set("X-Service-Request-Id", requestID)
@@ -730,6 +733,9 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	}
 	s.saveTurn(c, app, tr, resp, answer)
 	resp.LatencyMs = s.now().Sub(tr.StartedAt).Milliseconds()
+	// The write deadline started with the request; the LLM calls (a retry,
+	// regenerate calls) may have outlasted it, and this answer is paid for.
+	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		fallback := ""
 		if resp.Governance == governance.ActionBlock {
@@ -832,7 +838,7 @@ func (s *Server) chatUpstreamError(c echo.Context, app query.App, tr schemas.Tra
 	if perr := s.produce(c, []schemas.Envelope{env}); perr != nil {
 		s.logger.WarnContext(c.Request().Context(), "chat error trace not recorded", "request_id", tr.RequestID, "err", perr)
 	}
-	return chatError(c, status, msg, tr.RequestID)
+	return s.chatError(c, status, msg, tr.RequestID)
 }
 
 // credentials returns the upstream key: the application's sealed BYOK key,

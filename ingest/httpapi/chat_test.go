@@ -878,6 +878,63 @@ func TestChatStreamClientLeaves(t *testing.T) {
 	require.JSONEq(t, `{"partial_answer_bytes":9,"error":"the client disconnected before the answer ended","error_type":"client_closed"}`, string(tr.Metadata))
 }
 
+// TestChatOutlivesWriteTimeout: http.Server.WriteTimeout runs from the
+// request's headers, but a Full Control answer waits for the LLM (up to
+// GATEWAY_LLM_TIMEOUT per call, a retry and regenerate calls). Neither a
+// slow complete answer nor a long stream may be cut by it: the client
+// would lose an answer that was paid for and recorded.
+func TestChatOutlivesWriteTimeout(t *testing.T) {
+	const gap = 100 * time.Millisecond // 8 gaps: 800 ms, past a 300 ms WriteTimeout
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(raw, []byte(`"stream":true`)) {
+			time.Sleep(8 * gap)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"slow answer"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 8 {
+			_, _ = io.WriteString(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w \"}}]}\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(gap)
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer up.Close()
+	e := newEnv(t, withMasterKey, func(c *Config, d *Deps) {
+		c.WriteTimeout = 300 * time.Millisecond
+		c.ManagedKeys = map[string]string{llm.OpenAI: "sk-managed-test"}
+		d.Providers = map[string]llm.Provider{llm.OpenAI: openai.New(llm.Config{BaseURL: up.URL, RetryDelay: time.Millisecond, Timeout: 5 * time.Second})}
+	})
+	app := e.createApp(e.signup("slow@example.com"), map[string]any{"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o-mini"})
+	gw := httptest.NewUnstartedServer(nil)
+	gw.Config = e.srv.HTTPServer("")
+	gw.Start()
+	defer gw.Close()
+	for _, tt := range []struct {
+		name, path, body, want string
+	}{
+		{"complete answer", "/v1/chat", `{"prompt":"hi"}`, `"answer":"slow answer"`},
+		{"stream", "/v1/chat", `{"prompt":"hi","stream":true}`, "data: [DONE]\n\n"},
+		{"chat-completions shape", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, `"content":"slow answer"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", gw.URL+tt.path, strings.NewReader(tt.body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+app.Key)
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			got, err := io.ReadAll(res.Body)
+			require.NoError(t, err, "the answer was cut after %d bytes", len(got))
+			require.Equal(t, http.StatusOK, res.StatusCode)
+			require.Contains(t, string(got), tt.want)
+		})
+	}
+}
+
 // TestChatEarlierTurnsRedacted: with a pre-flight rewrite rule, the earlier
 // user turns a client sends are redacted before the LLM sees them, and
 // their findings are on the trace; a record-only finding of an old turn is

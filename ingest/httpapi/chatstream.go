@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -148,9 +149,18 @@ func openAIToolCalls(raw []byte) []llm.ToolCallDelta {
 	return out
 }
 
+// sse writes a Full Control event stream. Each write gets the server's
+// write timeout afresh (http.Server.WriteTimeout would otherwise bound the
+// whole stream, and a long answer was cut at 60 s).
 type sse struct {
-	w  *echo.Response
-	ok bool // headers sent
+	w       *echo.Response
+	rc      *http.ResponseController
+	timeout time.Duration
+	ok      bool // headers sent
+}
+
+func (s *Server) newSSE(c echo.Context) *sse {
+	return &sse{w: c.Response(), rc: http.NewResponseController(c.Response()), timeout: s.cfg.WriteTimeout}
 }
 
 func (s *sse) start(requestID string) {
@@ -163,6 +173,7 @@ func (s *sse) start(requestID string) {
 }
 
 func (s *sse) data(b []byte) {
+	extendWriteDeadline(s.rc, s.timeout)
 	_, _ = s.w.Write([]byte("data: "))
 	_, _ = s.w.Write(b)
 	_, _ = s.w.Write([]byte("\n\n"))
@@ -187,7 +198,7 @@ func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol
 		return s.chatUpstreamError(c, app, tr, tr.StartedAt, llm.Scrub(err, cred))
 	}
 	defer stream.Close()
-	out := &sse{w: c.Response()}
+	out := s.newSSE(c)
 	out.start(tr.RequestID)
 	var text strings.Builder
 	var usage llm.Usage
@@ -478,7 +489,7 @@ func (s *Server) streamBlocked(c echo.Context, app query.App, tr schemas.Trace, 
 	if err := s.recordChat(c, app, tr, resp, findings, ""); err != nil {
 		return err
 	}
-	out := &sse{w: c.Response()}
+	out := s.newSSE(c)
 	out.start(tr.RequestID)
 	fallback := s.blockText(c, app)
 	id, filtered := "chatcmpl-gw-"+tr.RequestID, "content_filter"
