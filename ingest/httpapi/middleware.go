@@ -51,6 +51,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	var ue *upstreamError
 	if errors.As(err, &ue) {
+		// Written after waiting for the upstream, which may outlast the
+		// write deadline that started with the request.
+		extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 		_ = c.JSON(ue.status, ue.body)
 		return
 	}

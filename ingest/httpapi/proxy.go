@@ -430,6 +430,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			// The trace keeps no answer on a block (queueTrace); a tool-call
 			// answer's arguments are never in the trace (it stores the content).
 			s.queueTrace(app, tr, findings, governance.ActionBlock, answer)
+			extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout) // as writeUpstream
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start, false))
 		}
 	}

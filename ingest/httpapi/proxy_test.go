@@ -815,6 +815,47 @@ func TestProxyUpstreamStalls(t *testing.T) {
 	}
 }
 
+// TestProxyAnswersOutliveWriteTimeout: what the proxy writes itself after
+// waiting for the upstream (a post-flight block, its 504) reaches the
+// client even when GATEWAY_UPSTREAM_TIMEOUT is longer than the server's
+// write timeout, as a forwarded answer does.
+func TestProxyAnswersOutliveWriteTimeout(t *testing.T) {
+	const wait = 600 * time.Millisecond // past a 300 ms WriteTimeout
+	for _, tt := range []struct {
+		name, answer    string
+		upstreamTimeout time.Duration
+		code            int
+		want            string
+	}{
+		{"post-flight block", `{"id":"c1","object":"chat.completion","model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"use AKIAIOSFODNN7EXAMPLE"},"finish_reason":"stop"}]}`,
+			2 * time.Second, http.StatusOK, `"system_fingerprint":"service_blocked"`},
+		{"upstream timeout", "", 400 * time.Millisecond, http.StatusGatewayTimeout, `"type":"upstream_timeout"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				select {
+				case <-time.After(wait):
+				case <-r.Context().Done():
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, tt.answer)
+			}))
+			defer up.Close()
+			pe := newProxyEnv(t, up.URL, func(c *Config, _ *Deps) {
+				c.WriteTimeout = 300 * time.Millisecond
+				c.UpstreamTimeout = tt.upstreamTimeout
+				c.ProxyDefaultMode = modeVerify
+			})
+			res, got, err := pe.post(t, pe.serve(t), chatBody)
+			require.NoError(t, err, "the answer was cut after %d bytes", len(got))
+			require.Equal(t, tt.code, res.StatusCode, "%s", got)
+			require.Contains(t, string(got), tt.want)
+		})
+	}
+}
+
 // TestProxyStreamOutlivesWriteTimeout: http.Server.WriteTimeout bounds each
 // write of a stream, not the whole stream (a long answer was cut at 60 s).
 func TestProxyStreamOutlivesWriteTimeout(t *testing.T) {
