@@ -1057,6 +1057,37 @@ func TestChatRegenerateCallFails(t *testing.T) {
 // TestChatWrongModeKey: a key of another mode names an application of an
 // organisation: the 403 carries a request_id and leaves an error trace under
 // that application, and names the path that was called.
+// TestChatPromptAfterMessages: with both, messages are the history and
+// prompt the new user turn after them (docs/api.md); "" is a prompt too.
+func TestChatPromptAfterMessages(t *testing.T) {
+	ce := newChatEnv(t)
+	for _, tt := range []struct {
+		name string
+		body map[string]any
+		want []map[string]any
+	}{
+		{"prompt after messages", map[string]any{"prompt": "p1", "messages": []any{
+			map[string]any{"role": "system", "content": "be brief"},
+			map[string]any{"role": "user", "content": "u0"},
+			map[string]any{"role": "assistant", "content": "a0"},
+		}}, []map[string]any{{"role": "system", "content": "be brief"}, {"role": "user", "content": "u0"}, {"role": "assistant", "content": "a0"}, {"role": "user", "content": "p1"}}},
+		{"empty prompt", map[string]any{"prompt": ""}, []map[string]any{{"role": "user", "content": ""}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(ce.fake.Received())
+			r := ce.chat(tt.body)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			got := ce.fake.Received()
+			require.Len(t, got, before+1)
+			var sent struct {
+				Messages []map[string]any `json:"messages"`
+			}
+			require.NoError(t, json.Unmarshal(got[before], &sent))
+			require.Equal(t, tt.want, sent.Messages)
+		})
+	}
+}
+
 // TestChatAppEditAppliesAtOnce: the request after a PATCH of the
 // application uses the new settings, however long the key cache keeps the
 // application: a rotated or removed BYOK key must stop being used at once.
