@@ -203,8 +203,11 @@ func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 			}
 		}
 	}
-	if s.err == nil && s.peek() != 0 {
-		s.fail("unexpected data after the JSON body, found %s", s.found())
+	if s.err == nil {
+		// Not peek: it answers 0 at the end and for a NUL byte alike.
+		if s.ws(); s.pos < len(s.b) {
+			s.fail("unexpected data after the JSON body, found %s", s.found())
+		}
 	}
 	if s.err != nil {
 		return Decoded{}, s.err

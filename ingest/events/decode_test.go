@@ -52,6 +52,8 @@ func TestDecodeWholeBodyErrors(t *testing.T) {
 		{"leading zero", `{"request_id": "a", "prompt_tokens": 01}`, "expected ',' or '}'", false},
 		{"bare dot number", `{"request_id": "a", "cost_usd": 1.}`, "expected a digit after '.'", false},
 		{"trailing data", `{"request_id": "a"} {}`, "unexpected data after the JSON body", false},
+		{"trailing NUL byte", "{\"request_id\": \"a\"}\x00", "unexpected data after the JSON body, found byte 0x00", false},
+		{"NUL byte after trailing space", "{\"request_id\": \"a\"} \x00", "unexpected data after the JSON body, found byte 0x00", false},
 		{"trailing comma in object", `{"request_id": "a",}`, "expected a string object key", false},
 		{"top-level array", `[{"request_id": "a"}]`, "body must be a JSON object", false},
 		{"top-level string", `"hello"`, "body must be a JSON object", false},
