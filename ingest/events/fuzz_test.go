@@ -26,6 +26,7 @@ func FuzzDecode(f *testing.F) {
 		`{"events":[{"request_id":"a","risk_score":0.5,"policy_hits":["p",{"policy":"q","spans":[{"start":0,"end":1}]}]},{"request_id":"a"},7]}`,
 		`{"prompt":"p","answer":"a","model":"m","prompt_tokens":1,"completion_tokens":2,"started_at":1700000000.5}`,
 		`{"request_id":"r","started_at":"2025-01-02T03:04:05.123+02:00","finished_at":"2025-01-02T03:04:05.999"}`,
+		`{"request_id":"r","started_at":"2025-01-02T03:04:05,5+0200","finished_at":"2025-01-02T03:04-01"}`,
 		`{"request_id":"r","answer":"\ud83d\ude00 \u00e9","prompt":"\ud83d"}`,
 		`{"events":[]}`,
 		`{"request_id":0}`,
