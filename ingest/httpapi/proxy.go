@@ -706,11 +706,18 @@ func writeBlockStream(c echo.Context, requestID, model string, d governance.Deci
 	return err
 }
 
-// blockReason names the blocking policy and its confidence (spec 4.1).
+// blockReason names the blocking policy and its confidence (spec 4.1). A
+// block no rule asked for (a redaction that could not be applied) names the
+// finding that was to be redacted.
 func blockReason(d governance.Decision) string {
-	for _, f := range d.Findings {
-		if f.Action == governance.ActionBlock {
-			return fmt.Sprintf("%s (confidence %.2f)", f.Policy, f.Confidence)
+	for _, want := range []func(governance.Action) bool{
+		func(a governance.Action) bool { return a == governance.ActionBlock },
+		func(a governance.Action) bool { return a != governance.ActionAllow },
+	} {
+		for _, f := range d.Findings {
+			if want(f.Action) {
+				return fmt.Sprintf("%s (confidence %.2f)", f.Policy, f.Confidence)
+			}
 		}
 	}
 	return "blocked by policy"
