@@ -212,6 +212,9 @@ func (s *Server) proxyChat(c echo.Context) error {
 		// Authorization is forwarded verbatim: a service key there (a client
 		// that sends its key both ways) would be handed to the vendor.
 		return reject(fail(http.StatusUnauthorized, "Authorization carries a service API key ("+auth.APIKeyPrefix+"…), which the proxy would forward to the upstream: send the upstream vendor's key as Authorization: Bearer, or drop X-Service-Api-Key / X-API-Key to use Full Control; nothing was forwarded"))
+	case strings.HasPrefix(bearer, auth.ConsoleTokenPrefix):
+		// A console token opens the whole organisation: never to a vendor.
+		return reject(fail(http.StatusUnauthorized, "Authorization carries a console token ("+auth.ConsoleTokenPrefix+"…), which the proxy would forward to the upstream: send the upstream vendor's key as Authorization: Bearer; nothing was forwarded"))
 	}
 	// Header values are matched as HTTP tokens usually are: "Guard" is guard.
 	mode := strings.ToLower(strings.TrimSpace(h.Get("X-Service-Mode")))

@@ -261,6 +261,8 @@ func TestProxyErrors(t *testing.T) {
 		{pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", pe.key), http.StatusUnauthorized, "upstream API key"},
 		// A service key as the bearer would be forwarded to the vendor.
 		{pe.do("POST", "/v1/chat/completions", chatBody, "X-API-Key", pe.key, "Authorization", "Bearer "+pe.key), http.StatusUnauthorized, "carries a service API key"},
+		// So would a console token, which opens the whole organisation.
+		{pe.do("POST", "/v1/chat/completions", chatBody, "X-Service-Api-Key", pe.key, "Authorization", "Bearer "+pe.acct.token), http.StatusUnauthorized, "carries a console token"},
 		{pe.call("not json"), http.StatusBadRequest, "JSON"},
 		{pe.call(chatBody, "X-Service-Mode", "turbo"), http.StatusBadRequest, "X-Service-Mode"},
 	} {
