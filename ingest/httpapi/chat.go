@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -273,9 +274,25 @@ func parseChat(body []byte) (chatRequest, error) {
 			return r, fail(http.StatusBadRequest, "n must be 1: Full Control governs and returns one answer")
 		}
 	}
+	// The rest goes to the LLM beside the members the gateway writes. A Go
+	// upstream (encoding/json) matches names with Unicode case folding and
+	// keeps the last: an extra "Messages" or "meſsages" (long s) would
+	// replace the messages that were judged.
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		for _, name := range chatMembers {
+			if k != name && strings.EqualFold(k, name) {
+				return r, fail(http.StatusBadRequest, "member %q differs from %q only in case: the LLM could read it as %q, which the gateway did not judge", k, name, name)
+			}
+		}
+	}
 	r.Extra = raw
 	return r, nil
 }
+
+// chatMembers are the request members the gateway reads or writes itself
+// (parseChat, the adapters' wire requests).
+var chatMembers = []string{"prompt", "model", "provider", "user_id", "session_id", "messages", "temperature",
+	"max_tokens", "tools", "response_format", "metadata", "stream", "stream_options", "n"}
 
 // postChat is POST /v1/chat (spec 4.3): pre-flight governance of the prompt
 // and tool outputs, the LLM call, post-flight governance of the answer

@@ -305,6 +305,12 @@ func TestChatBadInput(t *testing.T) {
 		{"unknown role", map[string]any{"messages": []any{map[string]any{"role": "wizard", "content": "x"}}}, nil, 400, "role"},
 		{"non-string content", map[string]any{"messages": []any{map[string]any{"role": "user", "content": 5}}}, nil, 400, "content"},
 		{"messages not array", map[string]any{"messages": "hi"}, nil, 400, "messages"},
+		// An OpenAI-compatible upstream written in Go would read these as
+		// the members the gateway judged or set.
+		{"messages in another case", map[string]any{"prompt": "hi", "Messages": []any{map[string]any{"role": "user", "content": "x"}}}, nil, 400, "only in case"},
+		{"messages with a long s", map[string]any{"prompt": "hi", "meſsages": []any{map[string]any{"role": "user", "content": "x"}}}, nil, 400, "only in case"},
+		{"max_tokens with a Kelvin sign", map[string]any{"prompt": "hi", "max_to\u212aens": 5}, nil, 400, "only in case"},
+		{"stream in another case", map[string]any{"prompt": "hi", "STREAM": true}, nil, 400, "only in case"},
 		{"non-string name", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x", "name": 5}}}, nil, 400, "messages[0].name must be a string"},
 		{"non-string tool_call_id", map[string]any{"messages": []any{map[string]any{"role": "tool", "content": "x", "tool_call_id": 5}}}, nil, 400, "messages[0].tool_call_id must be a string"},
 		{"non-string role", map[string]any{"messages": []any{map[string]any{"role": 5, "content": "x"}}}, nil, 400, "messages[0].role must be one of"},
