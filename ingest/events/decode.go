@@ -6,9 +6,10 @@
 //
 //   - {"events": [event, ...]}: a batch of 1 to MaxEvents canonical events
 //     (FormBatch). The object may hold no other member.
-//   - an object with "request_id": one canonical event (FormSingle).
-//   - an object with "prompt" and "answer" and no "request_id": the simple
-//     form (FormSimple).
+//   - an object with a non-null "request_id": one canonical event (FormSingle).
+//   - an object with "prompt" and "answer" and no "request_id" (or a null
+//     one: null means "not sent" for every field): the simple form
+//     (FormSimple).
 //
 // Anything else, malformed JSON, JSON nested deeper than 1000 levels,
 // trailing data after the body, and invalid UTF-8 anywhere in the body reject
@@ -62,7 +63,7 @@
 // canonical field except these, which are ignored as DESIGN.md section 5
 // decides: cost_usd, latency_ms (computed), risk_score, final_decision
 // (always "pass"), policy_hits (filled by analysis) and mode (always ingest).
-// Its request_id is generated.
+// Its request_id is generated (a "request_id": null is the simple form's too).
 //
 // # Duplicates in one batch
 //
@@ -164,7 +165,7 @@ func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 	// compared with a batch, so the second pass is cheap).
 	var (
 		isBatch, hasRequestID, hasPrompt, hasAnswer bool
-		hasOther                                    bool
+		nullRequestID, hasOther                     bool
 		otherKey                                    string
 	)
 	if s.openObject() {
@@ -187,7 +188,13 @@ func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 			default:
 				switch string(name) {
 				case "request_id":
-					hasRequestID = true
+					// null means "not sent" here too: it leaves the form to
+					// prompt and answer.
+					if s.peek() == 'n' {
+						nullRequestID = true
+					} else {
+						hasRequestID = true
+					}
 				case "prompt":
 					hasPrompt = true
 				case "answer":
@@ -228,6 +235,12 @@ func Decode(body []byte, now time.Time, newID func() string) (Decoded, error) {
 		s.pos = 0
 		it := d.event(0, true, newID())
 		return Decoded{Form: FormSimple, Items: []Item{it}}, s.err
+	case nullRequestID:
+		// Neither form: answered as a rejected canonical event, whose error
+		// names request_id, rather than as an unknown body.
+		s.pos = 0
+		it := d.event(0, false, "")
+		return Decoded{Form: FormSingle, Items: []Item{it}}, s.err
 	}
 	return Decoded{}, errors.New("body is not an accepted form: " + acceptedForms)
 }
@@ -384,7 +397,9 @@ func (d *decoder) event(idx int, simple bool, id string) Item {
 			case sent&bit != 0:
 				note(fmt.Errorf("duplicate field %q", fieldNames[f]))
 				s.skipValue(4, nil)
-			case simple && bit&simpleIgnored != 0:
+			case simple && (bit&simpleIgnored != 0 || f == fRequestID):
+				// The simple form is chosen only when every request_id is
+				// null, and its id is generated.
 				sent |= bit
 				s.skipValue(4, nil)
 			default:

@@ -425,6 +425,12 @@ func TestDecodeSimpleForm(t *testing.T) {
 		{"latency from timestamps", `{` + required + `,"started_at":"2025-01-02T03:04:05Z","finished_at":"2025-01-02T03:04:05.040Z"}`, "", func(t *testing.T, tr schemas.Trace) {
 			require.Equal(t, int64(40), *tr.LatencyMs)
 		}},
+		{"null request_id is not sent", `{"request_id":null,` + required + `}`, "", func(t *testing.T, tr schemas.Trace) {
+			require.Equal(t, "generated-id", tr.RequestID)
+			require.Equal(t, "pass", tr.FinalDecision)
+		}},
+		{"null request_id last", `{` + required + `, "request_id" : null}`, "", nil},
+		{"null request_id twice", `{"request_id":null,` + required + `,"request_id":null}`, `duplicate field "request_id"`, nil},
 		{"missing model", `{"prompt":"p","answer":"a","prompt_tokens":1,"completion_tokens":1}`, "model: is required", nil},
 		{"missing prompt_tokens", `{"prompt":"p","answer":"a","model":"m","completion_tokens":1}`, "prompt_tokens: is required", nil},
 		{"null completion_tokens", `{"prompt":"p","answer":"a","model":"m","prompt_tokens":1,"completion_tokens":null}`, "completion_tokens: is required, not null", nil},
@@ -494,6 +500,12 @@ func TestDecodeBatchOutcomes(t *testing.T) {
 			"missing request_id",
 			`{"events":[{"model":"m"},{}]}`,
 			[]want{{"", "request_id is required", false, false}, {"", "request_id is required", false, false}},
+		},
+		{
+			// A batch holds only canonical events, and they require request_id.
+			"null request_id in a batch",
+			`{"events":[{"request_id":null,"prompt":"p","answer":"a","model":"m","prompt_tokens":1,"completion_tokens":1}]}`,
+			[]want{{"", "request_id: must be a string of 1 to 64 characters, not null", false, false}},
 		},
 		{
 			"simple-shaped event in a batch needs request_id",

@@ -29,6 +29,8 @@ func FuzzDecode(f *testing.F) {
 		`{"request_id":"r","started_at":"2025-01-02T03:04:05,5+0200","finished_at":"2025-01-02T03:04-01"}`,
 		`{"request_id":"r","answer":"\ud83d\ude00 \u00e9","prompt":"\ud83d"}`,
 		`{"events":[]}`,
+		`{"request_id":null,"prompt":"p","answer":"a","model":"m","prompt_tokens":1,"completion_tokens":2}`,
+		`{"request_id":null,"model":"m"}`,
 		`{"request_id":0}`,
 		`{"request_id":"x","mode":"sdk","status":"rewritten","provider":"p","use_case":"u","team_id":"t","integration_id":"i","end_user_id":"e","user_id":"u","session_id":"s","parent_request_id":"q","total_tokens":9,"latency_ms":3,"received_at":null,"final_decision":"block"}`,
 		`{"request_id":"x","started_at":1.7e9,"finished_at":"2025-01-02T03:04:05Z","cost_usd":-0,"risk_score":1e-3}`,
