@@ -133,8 +133,13 @@ type KPIs struct {
 	// beyond 10 minutes, 10 minutes).
 	LatencyP50Ms *int64
 	LatencyP95Ms *int64
-	ByDecision   map[string]int64 // final_decision -> requests ("" for none)
-	ByMode       map[string]int64 // trace mode -> requests
+	// ByDecision counts the traces of each final_decision. A trace without
+	// one (a canonical event that did not send it) has no outcome to count:
+	// it is in Requests only, so the counts may sum to less than Requests.
+	// Naming it (as "pass", say) would invent a value the caller did not
+	// send and disagree with the listing, which shows it as null.
+	ByDecision map[string]int64
+	ByMode     map[string]int64 // trace mode -> requests
 	// Series is the window in buckets of the asked width, oldest first,
 	// every bucket present (zeros included). Bucket starts are multiples of
 	// the width since the Unix epoch, so the first may start before since.

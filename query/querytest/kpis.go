@@ -87,7 +87,9 @@ func bruteKPIs(stored []query.TraceRow, org string, since, until time.Time, buck
 		if t.CostUSD != nil {
 			k.CostUSD += *t.CostUSD
 		}
-		k.ByDecision[t.FinalDecision]++
+		if t.FinalDecision != "" {
+			k.ByDecision[t.FinalDecision]++
+		}
 		k.ByMode[t.Mode]++
 		if t.LatencyMs != nil {
 			lat = append(lat, *t.LatencyMs)

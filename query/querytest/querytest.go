@@ -486,6 +486,11 @@ func testKPIs(t *testing.T, s query.Store) {
 	require.Equal(t, int64(2), k.Requests)
 	require.Len(t, k.Series, 3) // 09:36, 09:37, 09:38 (until 09:38:53 is exclusive but inside that minute)
 	require.Equal(t, []int64{1, 1, 0}, []int64{k.Series[0].Requests, k.Series[1].Requests, k.Series[2].Requests})
+	// o2's one trace has no final_decision: it is a request, not a decision.
+	k, err = s.KPIs(c, "o2", base, base.Add(time.Hour), 0)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), k.Requests)
+	require.Empty(t, k.ByDecision)
 	k, err = s.KPIs(c, "o3", base, base.Add(time.Hour), time.Hour)
 	require.NoError(t, err)
 	require.Zero(t, k.Requests)

@@ -203,7 +203,9 @@ func (a *kpiAcc) add(bucket int64, mode, decision, status string, requests, prom
 	a.k.PromptTokens += prompt
 	a.k.CompletionTokens += completion
 	a.k.CostUSD += cost
-	a.k.ByDecision[decision] += requests
+	if decision != "" { // no decision is no governance outcome to count (query.KPIs)
+		a.k.ByDecision[decision] += requests
+	}
 	a.k.ByMode[mode] += requests
 	if a.series == nil {
 		return

@@ -654,7 +654,9 @@ func (s *Store) kpisFromTraces(ctx context.Context, orgID string, since, until t
 				rows.Close()
 				return k, fmt.Errorf("kpis by %s: %w", col, err)
 			}
-			m[key] = n
+			if key != "" || col != "final_decision" { // no decision: not counted (query.KPIs)
+				m[key] = n
+			}
 		}
 		err = rows.Err()
 		rows.Close()
