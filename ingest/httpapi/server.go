@@ -81,7 +81,8 @@ type Config struct {
 	// ProxyDefaultMode applies when X-Service-Mode is absent. Default observe.
 	ProxyDefaultMode string
 	// ProxyIntegrationID is the default integration_id of proxied traces,
-	// naming the upstream vendor. Default proxy:openai.
+	// naming the upstream vendor. Default proxy:openai, which gateway serve
+	// keeps: spec 4.1 makes it a fixed id, and the proxy speaks OpenAI's API.
 	ProxyIntegrationID string
 	// PolicyTTL is how long a compiled application policy is used before
 	// its version is checked again in the store: the window in which other
