@@ -50,6 +50,16 @@ func TestEventsSimpleForm(t *testing.T) {
 	m = requireError(t, r, http.StatusBadRequest)
 	require.Contains(t, m["error"], "model")
 	require.Len(t, e.log.all(), 1)
+
+	// "request_id": null is "not sent", like every null: still the simple form.
+	r = e.postEvents(app.Key, map[string]any{
+		"request_id": nil, "prompt": "hi", "answer": "hello", "model": "gpt-x", "prompt_tokens": 2, "completion_tokens": 3,
+	})
+	require.Equal(t, http.StatusAccepted, r.Code, "%s", r.Body)
+	envs = e.log.all()
+	require.Len(t, envs, 2)
+	require.Equal(t, r.JSON(t)["request_id"], envs[1].Trace.RequestID)
+	require.Equal(t, schemas.KindSimpleEvent, envs[1].Kind)
 }
 
 func mustMarshal(t *testing.T, env *schemas.Envelope) []byte {
