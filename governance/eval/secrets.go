@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -114,6 +115,18 @@ func secretsCorpus() []secretsCase {
 		func() string {
 			return "HEROKU_API_KEY=" + pick(hex, 8) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 12)
 		},
+		func() string {
+			// A Discord bot token without the vendor's name: base64 of a
+			// snowflake user id (19 digits, no leading zero).
+			id := pick("123456789", 1) + pick("0123456789", 18)
+			return `bot.run("` + base64.RawStdEncoding.EncodeToString([]byte(id)) + "." + pick(url, 6) + "." + pick(url, 38) + `")`
+		},
+		func() string { return `-H "Authorization: Token token=` + pick(url+"+", 20) + `"` },
+		func() string { return "vcp_" + pick(url, 50) + pick(alnum, 6) },
+		func() string { return "sk-or-v1-" + pick(hex, 64) },
+		func() string { return "LTAI" + pick(alnum, 20) },
+		func() string { return "api_org_" + pick(up+"abcdefghijklmnopqrstuvwxyz", 34) },
+		func() string { return "lsv2_sk_" + pick(hex, 32) + "_" + pick(hex, 10) },
 	}
 	frames := []string{
 		"Here is the config you asked for: %s",
@@ -175,6 +188,12 @@ func secretsCorpus() []secretsCase {
 		"pull-request 4821 fixed the NRAK- prefix check and the ATATT3 parser.",
 		"Groq keys begin with gsk_, xAI keys with xai-, Replicate tokens with r8_.",
 		"COHERE_MODEL=command-r-plus-08-2024 answers in the cohere_region: eu-west-1",
+		"Discord tokens look like MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX in the docs.",
+		"Base64 of the string hello world: aGVsbG8gd29ybGQgaGVsbG8gd29ybGQ.abcdef.ghijklmnopqrstuvwxyz0123456789 is no id.",
+		"Rails reads Authorization: Token token=\"<your token>\" with authenticate_with_http_token.",
+		"Vercel tokens now start with vcp_, vci_, vca_, vcr_ or vck_; the vcp_memory_write tool is blocked.",
+		"OpenRouter keys begin with sk-or-v1- and Alibaba AccessKey IDs with LTAI; DELTAIRPORT is a code name.",
+		"LangSmith keys (lsv2_pt_...) replaced the legacy ls__ keys; HF org tokens were api_org_....",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})

@@ -54,6 +54,9 @@ type rule struct {
 	maxRunes int
 	// valid, when set, is a last check of the secret.
 	valid func(v string) bool
+	// find, when set, replaces re: a matcher by hand for a format with no
+	// literal a regexp could jump to (its matches as FindAll's, group 1).
+	find func(text string, dst [][]int) [][]int
 	// ident marks a pattern `(?i)\b` + identKeyword(...) + ...: it runs
 	// through identMatches, from the identifiers holding a gate.
 	ident    bool
@@ -122,6 +125,17 @@ var rules = []rule{
 	{id: "xai_api_key", gates: []string{"xai-"}, re: token(`xai-[A-Za-z0-9]{80}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4},
 	{id: "replicate_api_token", gates: []string{"r8_"}, re: token(`r8_[A-Za-z0-9]{37}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3.5},
 	{id: "supabase_token", gates: []string{"sbp_"}, re: token(`sbp_[a-f0-9]{40}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3},
+	// Stop 19. Vercel's prefixed tokens (personal, integration, app access,
+	// app refresh, API key) after betterleaks' vercel rules: 56 [\w-], the
+	// last 6 a base62 CRC32 of the rest (not checked). OpenRouter, Alibaba
+	// Cloud's AccessKey ID, Hugging Face organization tokens and LangSmith
+	// keys after gitleaks' openrouter-api-key, alibaba-access-key-id,
+	// huggingface-organization-api-token and langsmith-api-key.
+	{id: "vercel_token", gates: []string{"vcp_", "vci_", "vca_", "vcr_", "vck_"}, re: token(`vc[pirak]_[\w\-]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3.5, minRunes: 60, maxRunes: 60},
+	{id: "openrouter_api_key", gates: []string{"sk-or-"}, re: token(`sk-or(?:-v\d+)?-[a-f0-9]{64}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3},
+	{id: "alibaba_access_key_id", gates: []string{"LTAI"}, re: token(`LTAI[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3, minRunes: 24, maxRunes: 24},
+	{id: "huggingface_token", gates: []string{"i_org_"}, re: token(`api_org_[A-Za-z]{34}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
+	{id: "langsmith_api_key", gates: []string{"lsv2_"}, re: token(`lsv2_(?:pt|sk)_[a-z0-9]{32}_[a-z0-9]{10}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3},
 	// GitLab's other token prefixes and Slack's app-level tokens, after
 	// gitleaks' rules (cmd/generate/config/rules/gitlab.go, slack.go). The
 	// GitLab bodies' class takes in their prefixes, so it is left open and
@@ -150,6 +164,13 @@ var rules = []rule{
 	vendorRule("pagerduty_api_key", []string{"pagerduty"}, []string{"rduty"}, `(?-i:[a-z]\+[a-zA-Z]{9}-[a-z]{2}-[a-z0-9]{5})`, "A-Za-z+", 11, scan.SeverityHigh, 0),
 	vendorRule("vercel_token", []string{"vercel"}, []string{"ercel"}, `[a-z0-9]{24}`, "0-9a-zA-Z", 24, scan.SeverityCritical, 3),
 	vendorRule("mistral_api_key", []string{"mistral"}, []string{"mistr"}, `[a-z0-9]{32}`, "0-9a-zA-Z", 32, scan.SeverityCritical, 4),
+	// Without the vendor's name (stop 19): a Discord bot token whose first
+	// part is base64 of a user id's digits (see discordBotTokens; its gates
+	// are the joins of that base64's groups), and PagerDuty's REST API key
+	// (20 characters) in its documented header, "Authorization: Token
+	// token=<key>".
+	{id: "discord_bot_token", gates: discordGates(), find: discordBotTokens, group: 1, sev: scan.SeverityCritical, conf: 0.9, entropy: 3},
+	{id: "pagerduty_api_key", gates: []string{"Token token="}, re: regexp.MustCompile(`Token token=["']?([\w+\-]{20})(?:[^\w+\-]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.9, entropy: 3},
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
 	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
@@ -233,6 +254,101 @@ func gitlabBody(v string) bool {
 // run): counted, every alphanumeric of a text would start a thread that
 // lives 14 bytes, and a flood of "atlasv1" cost more than any other gate's.
 func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
+
+// discordBotTokens finds bare Discord bot tokens: the bot's user id (a
+// snowflake of 17-20 digits, no leading zero) in unpadded base64, '.', 6
+// [\w-], '.', 27-38 [\w-] (detect-secrets' DiscordBotTokenDetector shape,
+// the last part up to 38 as issued now). No literal starts a token, so the
+// first part's decoding is the check: base64 of ASCII digits allows 3 to 10
+// of 64 letters at each position, which words and random strings miss. It
+// reads the text from dot to dot; each dot costs a bounded look around it.
+func discordBotTokens(text string, dst [][]int) [][]int {
+	for i := 0; ; {
+		k := strings.IndexByte(text[i:], '.')
+		if k < 0 {
+			return dst
+		}
+		d := i + k
+		i = d + 1
+		if d+7 >= len(text) || text[d+7] != '.' || !tokenRun(text[d+1:d+7]) {
+			continue
+		}
+		st := d
+		for st > 0 && d-st <= 27 && isAlnum(text[st-1]) {
+			st--
+		}
+		if st > 0 && (isWord(text[st-1]) || text[st-1] == '-') || !base64Digits(text[st:d]) {
+			continue
+		}
+		en := d + 8
+		for en < len(text) && en-d-8 <= 38 && (isWord(text[en]) || text[en] == '-') {
+			en++
+		}
+		if n := en - d - 8; n < 27 || n > 38 {
+			continue
+		}
+		dst = append(dst, []int{st, en, st, en})
+		i = en
+	}
+}
+
+// base64Digits reports whether s is unpadded base64 of 17-20 ASCII digits
+// not starting with 0, its padding bits zero.
+func base64Digits(s string) bool {
+	if n := len(s); n != 23 && n != 24 && n != 26 && n != 27 {
+		return false
+	}
+	var acc, bits uint
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var v uint
+		switch {
+		case c >= 'A' && c <= 'Z':
+			v = uint(c - 'A')
+		case c >= 'a' && c <= 'z':
+			v = uint(c-'a') + 26
+		case c >= '0' && c <= '9':
+			v = uint(c-'0') + 52
+		default:
+			return false
+		}
+		acc, bits = acc<<6|v, bits+6
+		if bits >= 8 {
+			bits -= 8
+			b := acc >> bits
+			if b < '0' || b > '9' || i < 2 && b == '0' {
+				return false
+			}
+			acc &= 1<<bits - 1
+		}
+	}
+	return acc == 0
+}
+
+// discordGates: the three bytes where one group of four of base64Digits'
+// base64 meets the next (its last byte: 48 + a digit, w-z or 0-5; then the
+// next digit's first two), so every id of 17 digits or more holds one.
+// Their case-folded forms are rare in prose ("ynt" of syntax, "2nd").
+func discordGates() []string {
+	var gates []string
+	for _, last := range "wxyz012345" {
+		for d := range 10 {
+			gates = append(gates, string([]byte{byte(last), "MNO"[d>>2], "DTjz"[d&3]}))
+		}
+	}
+	return gates
+}
+
+func tokenRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isWord(s[i]) && s[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool { return isWord(c) && c != '_' }
 
 // vendorRule is an identifier rule for a vendor value without a prefix of
 // its own: an identifier holding one of kws (as identKeyword reads
@@ -1036,6 +1152,8 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 		var ms [][]int
 		if r.ident {
 			ms = identMatches(text, r.re, r.anchored, r.gates, r.need, nil)
+		} else if r.find != nil {
+			ms = r.find(text, nil)
 		} else {
 			ms = r.re.FindAllStringSubmatchIndex(text, -1)
 		}

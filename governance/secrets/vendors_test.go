@@ -98,6 +98,12 @@ var fakeSecrets = map[string]string{
 	"pagerduty":              "u+" + fake(alnumChars[:52], 9) + "-" + fake("abcdefghijklmnopqrstuvwxyz", 2) + "-" + fake(lowerAlnum, 5),
 	"vercel":                 fake(alnumChars, 24),
 	"mistral":                fake(alnumChars, 32),
+	"vercel vcp":             "vcp_" + fake(urlChars, 50) + fake(alnumChars, 6),
+	"vercel vck":             "vck_" + fake(urlChars, 50) + fake(alnumChars, 6),
+	"openrouter":             "sk-or-v1-" + fake(hexChars, 64),
+	"alibaba":                "LTAI" + fake(alnumChars, 20),
+	"huggingface org":        "api_org_" + fake(alnumChars[:52], 34),
+	"langsmith":              "lsv2_pt_" + fake(lowerAlnum, 32) + "_" + fake(lowerAlnum, 10),
 }
 
 // TestVendorTokens: each new format is found, alone in a sentence or, for
@@ -171,6 +177,12 @@ func TestVendorTokens(t *testing.T) {
 		{"pagerduty", `pagerduty_token: "%s"`, "secrets.pagerduty_api_key"},
 		{"vercel", "VERCEL_TOKEN=%s", "secrets.vercel_token"},
 		{"mistral", "MISTRAL_API_KEY=%s", "secrets.mistral_api_key"},
+		{"vercel vcp", "vercel deploy --token %s", "secrets.vercel_token"},
+		{"vercel vck", "AI_GATEWAY_API_KEY=%s", "secrets.vercel_token"},
+		{"openrouter", "Authorization: Bearer %s", "secrets.openrouter_api_key"},
+		{"alibaba", `access_key_id: "%s"`, "secrets.alibaba_access_key_id"},
+		{"huggingface org", "HF %s", "secrets.huggingface_token"},
+		{"langsmith", "LANGCHAIN_API_KEY=%s", "secrets.langsmith_api_key"},
 	}
 	require.Len(t, tests, len(fakeSecrets))
 	for _, tt := range tests {
@@ -296,6 +308,25 @@ func TestVendorNearMisses(t *testing.T) {
 		{"mistral_api_key", "MISTRAL_API_KEY=" + fake(urlChars[:62]+"-", 31) + "-"},
 		{"mistral_api_key", "MISTRAL_MODEL=mistral-large-latest"},
 		{"mistral_api_key", "mistral_key = '" + strings.Repeat("a1b2", 8) + "'"},
+		{"vercel_token", "vcp_" + fake(urlChars, 55)},
+		{"vercel_token", "vcp_" + fake(urlChars, 57)},
+		{"vercel_token", "vcx_" + fake(urlChars, 56)},
+		{"vercel_token", "x" + s("vercel vcp")},
+		{"vercel_token", "vcp_" + strings.Repeat("x", 56)},
+		{"vercel_token", "tool vcp_memory_write is blocked"},
+		{"openrouter_api_key", "sk-or-v1-" + fake(hexChars, 63)},
+		{"openrouter_api_key", "sk-or-v1-" + strings.ToUpper(fake(hexChars, 64))},
+		{"openrouter_api_key", "sk-or-v1-..."},
+		{"alibaba_access_key_id", "LTAI" + fake(alnumChars, 19)},
+		{"alibaba_access_key_id", "LTAI" + fake(alnumChars, 21)},
+		{"alibaba_access_key_id", "DELTAI" + fake(alnumChars, 20)},
+		{"alibaba_access_key_id", "LTAIxxxxxxxxxxxxxxxxxxxx"},
+		{"huggingface_token", "api_org_" + fake(alnumChars[:52], 33)},
+		{"huggingface_token", "my_api_org_" + fake(alnumChars[:52], 34)},
+		{"huggingface_token", "api_org_" + fake(alnumChars, 34)},
+		{"langsmith_api_key", "lsv2_xx_" + fake(lowerAlnum, 32) + "_" + fake(lowerAlnum, 10)},
+		{"langsmith_api_key", "ls__" + fake(hexChars, 32)},
+		{"langsmith_api_key", "lsv2_pt_" + fake(lowerAlnum, 31) + "_" + fake(lowerAlnum, 10)},
 	}
 	for _, tt := range tests {
 		for _, h := range New().Scan("found "+tt.text+" in the log", nil) {

@@ -1,0 +1,79 @@
+package secrets
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// discordToken builds a bot token of a fake user id: the id's digits in
+// unpadded base64, then a timestamp part and an HMAC part of fake bytes.
+func discordToken(id string, hmac int) string {
+	return base64.RawStdEncoding.EncodeToString([]byte(id)) + "." + fake(urlChars, 6) + "." + fake(urlChars, hmac)
+}
+
+// TestBareTokens: a Discord bot token and a PagerDuty key found without
+// an identifier naming the vendor (stop 19), and their look-alikes.
+func TestBareTokens(t *testing.T) {
+	bot18, bot19 := discordToken("823456789012345678", 38), discordToken("1098765432109876543", 27)
+	bot17, bot20 := discordToken("80351110224678912", 30), discordToken("12345678901234567890", 38)
+	pd := "y_NbAk+c66ryYTWU-XEu"
+	tests := []struct{ text, policy, secret string }{
+		{`bot.run("` + bot18 + `")`, "secrets.discord_bot_token", bot18},
+		{"client.login('" + bot19 + "');", "secrets.discord_bot_token", bot19},
+		{"Authorization: Bot " + bot17, "secrets.discord_bot_token", bot17},
+		{"token " + bot20 + ".", "secrets.discord_bot_token", bot20},
+		{`curl -H "Authorization: Token token=` + pd + `" https://api.pagerduty.com/users`, "secrets.pagerduty_api_key", pd},
+		{`headers = {"Authorization": "Token token=` + pd + `"}`, "secrets.pagerduty_api_key", pd},
+		{"Authorization: Token token='" + pd + "'", "secrets.pagerduty_api_key", pd},
+	}
+	for _, tt := range tests {
+		hs := New().Scan(tt.text, nil)
+		require.Len(t, hs, 1, "%q: %+v", tt.text, hs)
+		require.Equal(t, tt.policy, hs[0].Policy, tt.text)
+		require.Equal(t, tt.secret, tt.text[hs[0].Spans[0].Start:hs[0].Spans[0].End])
+	}
+	lookAlikes := []string{
+		// The first part is base64, but not of a user id's digits.
+		base64.RawStdEncoding.EncodeToString([]byte("this is no id!!!!!")) + "." + fake(urlChars, 6) + "." + fake(urlChars, 30),
+		discordToken("023456789012345678", 30),       // a leading zero
+		discordToken("1234567890123456", 30),         // 16 digits
+		discordToken("123456789012345678", 26),       // HMAC too short
+		discordToken("123456789012345678", 39),       // too long
+		"x" + discordToken("123456789012345678", 30), // inside a word
+		base64.RawStdEncoding.EncodeToString([]byte("123456789012345678")) + "." + fake(urlChars, 5) + "." + fake(urlChars, 30),
+		"MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX", // the documentation's placeholder
+		"The syntax is 2nd.order.thing; see www.example.com/a.b.c.d.e.f.g.h for details.",
+		"Token token=" + pd[:19],
+		"Token token=" + pd + "x",
+		"Authorization: Token token=<PAGERDUTY_API_KEY>",
+		"Token token=xxxxxxxxxxxxxxxxxxxx",
+		"Token token=$PAGERDUTY_TOKEN",
+	}
+	for _, text := range lookAlikes {
+		for _, h := range New().Scan("found "+text+" in the log", nil) {
+			require.NotContains(t, []string{"secrets.discord_bot_token", "secrets.pagerduty_api_key"}, h.Policy, "%q", text)
+		}
+	}
+}
+
+// TestBase64Digits: every id of 17-20 digits decodes, and every one of its
+// group joins is a gate.
+func TestBase64Digits(t *testing.T) {
+	gates := map[string]bool{}
+	for _, g := range discordGates() {
+		gates[g] = true
+	}
+	for _, id := range []string{"80351110224678912", "123456789012345678", "999999999999999999", "1098765432109876543", "10000000000000000000"} {
+		b := base64.RawStdEncoding.EncodeToString([]byte(id))
+		require.True(t, base64Digits(b), id)
+		for k := 3; k+3 <= len(b)/4*4; k += 4 { // the joins of whole groups
+			require.True(t, gates[b[k:k+3]], "%s at %d", b, k)
+		}
+	}
+	for _, s := range []string{"MTIzNDU2Nzg5MDEyMzQ1Njc6", "MTIzNDU2Nzg5MDEyMzQ1Nj", "OjIzNDU2Nzg5MDEyMzQ1Njc4", strings.Repeat("A", 24)} {
+		require.False(t, base64Digits(s), s)
+	}
+}
