@@ -2,8 +2,9 @@
 // keys, credentials in URLs and assignments, and high-entropy strings next to
 // a credential keyword. Coverage follows gitleaks' default rules and
 // detect-secrets' plugins for the common vendors. Every rule has a literal
-// gate (a prefix or keyword) checked with strings.Contains before its
-// regexp runs, so clean text costs a handful of substring searches.
+// gate (a prefix, a keyword, the joins of a bare Discord token's base64)
+// found by one pass over the text before its regexp or matcher runs, so
+// clean text costs that pass.
 package secrets
 
 import (
