@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"encoding/base64"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -76,6 +77,49 @@ func TestBase64Digits(t *testing.T) {
 	for _, s := range []string{"MTIzNDU2Nzg5MDEyMzQ1Njc6", "MTIzNDU2Nzg5MDEyMzQ1Nj", "OjIzNDU2Nzg5MDEyMzQ1Njc4", strings.Repeat("A", 24)} {
 		require.False(t, base64Digits(s), s)
 	}
+}
+
+// TestDiscordBotTokensRandom: on random texts of token parts, dots and
+// filler, discordBotTokens finds what a check of every start finds: a
+// maximal run of alphanumerics after a byte no token holds, base64 of a
+// user id, '.', 6 [\w-], '.' and a maximal run of 27-38 [\w-].
+func TestDiscordBotTokensRandom(t *testing.T) {
+	tok := discordToken("123456789012345678", 30)
+	frags := []string{tok, tok[:24], tok[25:], "MTIzNDU2Nzg5MDEyMzQ1Njc4", ".", "..", ".abcdef.", "a", "M", "-", "_", " ", "x1", strings.Repeat("Z9", 8)}
+	r := rand.New(rand.NewPCG(19, 1))
+	word := func(c byte) bool { return isWord(c) || c == '-' }
+	found := 0
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(10) {
+			b.WriteString(frags[r.IntN(len(frags))])
+		}
+		text := b.String()
+		var want [][]int
+		for st := 0; st < len(text); st++ {
+			if st > 0 && word(text[st-1]) {
+				continue
+			}
+			d := st
+			for d < len(text) && isAlnum(text[d]) {
+				d++
+			}
+			if d+7 >= len(text) || text[d] != '.' || text[d+7] != '.' || !tokenRun(text[d+1:d+7]) || !base64Digits(text[st:d]) {
+				continue
+			}
+			en := d + 8
+			for en < len(text) && word(text[en]) {
+				en++
+			}
+			if n := en - d - 8; n >= 27 && n <= 38 {
+				want = append(want, []int{st, en, st, en})
+				st = en
+			}
+		}
+		require.Equal(t, want, discordBotTokens(text, nil), "%q", text)
+		found += len(want)
+	}
+	require.Greater(t, found, 1000)
 }
 
 // BenchmarkScanBareFlood: 256 KiB built against the rules of stop 19 that
