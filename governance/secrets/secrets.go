@@ -128,7 +128,7 @@ var rules = []rule{
 	{id: "supabase_token", gates: []string{"sbp_"}, re: token(`sbp_[a-f0-9]{40}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3},
 	// Stop 19. Vercel's prefixed tokens (personal, integration, app access,
 	// app refresh, API key) after betterleaks' vercel rules: 56 [\w-], the
-	// last 6 a base62 CRC32 of the rest (not checked). OpenRouter, Alibaba
+	// last 6 a base62 CRC32 of the 50 before (not checked). OpenRouter, Alibaba
 	// Cloud's AccessKey ID, Hugging Face organization tokens and LangSmith
 	// keys after gitleaks' openrouter-api-key, alibaba-access-key-id,
 	// huggingface-organization-api-token and langsmith-api-key.
