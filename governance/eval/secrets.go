@@ -127,6 +127,7 @@ func secretsCorpus() []secretsCase {
 		func() string { return "LTAI" + pick(alnum, 20) },
 		func() string { return "api_org_" + pick(up+"abcdefghijklmnopqrstuvwxyz", 34) },
 		func() string { return "lsv2_sk_" + pick(hex, 32) + "_" + pick(hex, 10) },
+		func() string { return "AWS_BEARER_TOKEN_BEDROCK=ABSKQmVkcm9ja0FQSUtleS0" + pick(b64, 128) + "=" },
 	}
 	frames := []string{
 		"Here is the config you asked for: %s",
@@ -194,6 +195,7 @@ func secretsCorpus() []secretsCase {
 		"Vercel tokens now start with vcp_, vci_, vca_, vcr_ or vck_; the vcp_memory_write tool is blocked.",
 		"OpenRouter keys begin with sk-or-v1- and Alibaba AccessKey IDs with LTAI; DELTAIRPORT is a code name.",
 		"LangSmith keys (lsv2_pt_...) replaced the legacy ls__ keys; HF org tokens were api_org_....",
+		"Bedrock API keys start with ABSKQmVkcm9ja0FQSUtleS (base64 of BedrockAPIKey-); set AWS_BEARER_TOKEN_BEDROCK=<your key>.",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})

@@ -136,6 +136,14 @@ var rules = []rule{
 	{id: "openrouter_api_key", gates: []string{"sk-or-"}, re: token(`sk-or(?:-v\d+)?-[a-f0-9]{64}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3},
 	{id: "alibaba_access_key_id", gates: []string{"LTAI"}, re: token(`LTAI[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3, minRunes: 24, maxRunes: 24},
 	{id: "huggingface_token", gates: []string{"i_org_"}, re: token(`api_org_[A-Za-z]{34}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
+	// Amazon Bedrock API keys after gitleaks' aws-amazon-bedrock-api-key-
+	// long-lived and -short-lived: "ABSK" + base64 of "BedrockAPIKey-…"
+	// (109-269 base64 bytes, padding apart), and "bedrock-api-key-" + base64
+	// of a presigned "bedrock.amazonaws.com" URL, taken whole (gitleaks
+	// matches only its constant start). The gates are the base64 constants:
+	// "abs" and "bed" start common words.
+	{id: "aws_bedrock_api_key", gates: []string{"QmVkcm9ja0FQSUtleS"}, re: token(`ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]+={0,2}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3, valid: bedrockLongLived},
+	{id: "aws_bedrock_api_key", gates: []string{"YmVkcm9jay5hbWF6b25hd3MuY29t"}, re: token(`bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/]*={0,2}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 3},
 	{id: "langsmith_api_key", gates: []string{"lsv2_"}, re: token(`lsv2_(?:pt|sk)_[a-z0-9]{32}_[a-z0-9]{10}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 3},
 	// GitLab's other token prefixes and Slack's app-level tokens, after
 	// gitleaks' rules (cmd/generate/config/rules/gitlab.go, slack.go). The
@@ -255,6 +263,14 @@ func gitlabBody(v string) bool {
 // run): counted, every alphanumeric of a text would start a thread that
 // lives 14 bytes, and a flood of "atlasv1" cost more than any other gate's.
 func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
+
+// bedrockLongLived checks the length gitleaks gives a long-lived Bedrock
+// key, 109-269 base64 bytes after "ABSK" and before the padding; the
+// pattern leaves it open since its class takes in the prefix.
+func bedrockLongLived(v string) bool {
+	n := len(strings.TrimRight(v, "=")) - len("ABSK")
+	return n >= 109 && n <= 269
+}
 
 // discordBotTokens finds bare Discord bot tokens: the bot's user id (a
 // snowflake of 17-20 digits, no leading zero) in unpadded base64, '.', 6

@@ -104,6 +104,8 @@ var fakeSecrets = map[string]string{
 	"alibaba":                "LTAI" + fake(alnumChars, 20),
 	"huggingface org":        "api_org_" + fake(alnumChars[:52], 34),
 	"langsmith":              "lsv2_pt_" + fake(lowerAlnum, 32) + "_" + fake(lowerAlnum, 10),
+	"bedrock long-lived":     "ABSKQmVkcm9ja0FQSUtleS0" + fake(b64Chars, 110) + "=",
+	"bedrock short-lived":    "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t" + fake(b64Chars, 400) + "==",
 }
 
 // TestVendorTokens: each new format is found, alone in a sentence or, for
@@ -183,6 +185,8 @@ func TestVendorTokens(t *testing.T) {
 		{"alibaba", `access_key_id: "%s"`, "secrets.alibaba_access_key_id"},
 		{"huggingface org", "HF %s", "secrets.huggingface_token"},
 		{"langsmith", "LANGCHAIN_API_KEY=%s", "secrets.langsmith_api_key"},
+		{"bedrock long-lived", "AWS_BEARER_TOKEN_BEDROCK=%s", "secrets.aws_bedrock_api_key"},
+		{"bedrock short-lived", `bedrock_token = "%s"`, "secrets.aws_bedrock_api_key"},
 	}
 	require.Len(t, tests, len(fakeSecrets))
 	for _, tt := range tests {
@@ -326,6 +330,11 @@ func TestVendorNearMisses(t *testing.T) {
 		{"huggingface_token", "api_org_" + fake(alnumChars, 34)},
 		{"langsmith_api_key", "lsv2_xx_" + fake(lowerAlnum, 32) + "_" + fake(lowerAlnum, 10)},
 		{"langsmith_api_key", "ls__" + fake(hexChars, 32)},
+		{"aws_bedrock_api_key", "ABSKQmVkcm9ja0FQSUtleS0" + fake(b64Chars, 80)},
+		{"aws_bedrock_api_key", "ABSKQmVkcm9ja0FQSUtleS0" + fake(b64Chars, 260)},
+		{"aws_bedrock_api_key", "ABSK" + fake(b64Chars, 130)},
+		{"aws_bedrock_api_key", "AWS_BEARER_TOKEN_BEDROCK=ABSKQmVkcm9ja0FQSUtleS0..."},
+		{"aws_bedrock_api_key", "bedrock-api-key-" + fake(b64Chars, 200)},
 		{"langsmith_api_key", "lsv2_pt_" + fake(lowerAlnum, 31) + "_" + fake(lowerAlnum, 10)},
 	}
 	for _, tt := range tests {
