@@ -126,10 +126,12 @@ func TestDiscordBotTokensRandom(t *testing.T) {
 // have no literal prefix to jump to: dots the Discord matcher must look
 // around (a dot every 7 bytes, "M" and dots, a near-token whose HMAC part
 // is too short, real tokens), PagerDuty's header with a value one byte
-// short, and Vercel's prefix taking in itself. Run with -benchtime 3x.
+// short, and Vercel's and Bedrock's prefixes taking in themselves (the
+// short-lived Bedrock prefix stops its class at each '-'). Run with
+// -benchtime 3x.
 func BenchmarkScanBareFlood(b *testing.B) {
 	token := discordToken("123456789012345678", 38)
-	units := []string{".abcdef", "M......", "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef.", token + " ", "Token token=" + strings.Repeat("a1", 9) + "b ", "vcp_", "wMDwMD.", "MTIzNDU2Nzg5MDEy"}
+	units := []string{".abcdef", "M......", "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef.", token + " ", "Token token=" + strings.Repeat("a1", 9) + "b ", "vcp_", "wMDwMD.", "MTIzNDU2Nzg5MDEy", "ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"}
 	for _, unit := range units {
 		text := strings.Repeat(unit, (256<<10)/len(unit))
 		b.Run(strings.ReplaceAll(unit[:min(len(unit), 16)], " ", "_"), func(b *testing.B) {
