@@ -1018,7 +1018,7 @@ var gateTable = func() (t [256][]gateRef) {
 const maxRules = 96
 
 // gateTriples has bit tripleHash(a, b, c) set when some gate can start
-// with the bytes a, b, c (any third byte for two-byte gates): under 300 of
+// with the bytes a, b, c (any third byte for two-byte gates): under 600 of
 // its 2^17 bits. Prose passed the former filter on byte pairs at every
 // common bigram ("se", "to", "pa"); few positions pass this one, so
 // openGates tests it eight positions at a time without branching.
