@@ -112,18 +112,7 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 	n, sc.norm = normalizeScratch(sc.norm, text)
 	var sig []string
 	sig, sc.leet = signals(sc.leet, text, n)
-	// Block i is text[sc.cuts[i]:sc.cuts[i+1]] with feature sum sc.z[i] over
-	// sc.count[i] features.
-	sc.cuts, sc.z, sc.count = append(sc.cuts[:0], 0), sc.z[:0], sc.count[:0]
-	for st := 0; st < len(text); {
-		en := cutAfter(text, min(len(text), st+Window/2))
-		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
-		var z float64
-		var c int
-		z, c, sc.compact = s.m.textSum(sc.compact, n)
-		sc.cuts, sc.z, sc.count = append(sc.cuts, en), append(sc.z, z), append(sc.count, c)
-		st = en
-	}
+	sc.cuts, sc.z, sc.count = s.blocks(sc, text, 0, len(text), Window/2, sc.cuts, sc.z, sc.count)
 	var p float64
 	var best scan.Span
 	// The windows with evidence, merged where they overlap: where to focus.
@@ -192,17 +181,8 @@ const focusMargin = 0.1
 // of text[r.Start:r.End] whose own signals are evidence, and that window
 // (0 when none is). It stops when *read passes budget.
 func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget int) (float64, scan.Span) {
-	sc.fcuts, sc.fz, sc.fcount = append(sc.fcuts[:0], r.Start), sc.fz[:0], sc.fcount[:0]
+	sc.fcuts, sc.fz, sc.fcount = s.blocks(sc, text, r.Start, r.End, FocusWindow/2, sc.fcuts, sc.fz, sc.fcount)
 	var n string
-	for st := r.Start; st < r.End; {
-		en := cutAfter(text[:r.End], min(r.End, st+FocusWindow/2))
-		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
-		var z float64
-		var c int
-		z, c, sc.compact = s.m.textSum(sc.compact, n)
-		sc.fcuts, sc.fz, sc.fcount = append(sc.fcuts, en), append(sc.fz, z), append(sc.fcount, c)
-		st = en
-	}
 	var p float64
 	var best scan.Span
 	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
@@ -218,6 +198,24 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 	}
 	return p, best
+}
+
+// blocks cuts text[from:to] at word ends into blocks of about size bytes
+// and featurises each once: block i is text[cuts[i]:cuts[i+1]] with
+// feature sum z[i] over count[i] features. The slices are reused.
+func (s *Scanner) blocks(sc *scratch, text string, from, to, size int, cuts []int, z []float64, count []int) ([]int, []float64, []int) {
+	cuts, z, count = append(cuts[:0], from), z[:0], count[:0]
+	for st := from; st < to; {
+		en := cutAfter(text[:to], min(to, st+size))
+		var n string
+		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
+		var bz float64
+		var c int
+		bz, c, sc.compact = s.m.textSum(sc.compact, n)
+		cuts, z, count = append(cuts, en), append(z, bz), append(count, c)
+		st = en
+	}
+	return cuts, z, count
 }
 
 // Window is the span of text one model score covers (bytes); see Score.
