@@ -286,6 +286,13 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	// A name the source lacks is unsupported whatever the share.
 	if names := st.missingNames(answer); (!nameOnly || names > 0) && missing > 0 {
+		// Not a new claim but a changed one: the name replaces the source's
+		// in the same statement.
+		if names > 0 {
+			if e, ok := st.entitySwap(answer, source); ok {
+				return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
+			}
+		}
 		conf := math.Min(0.95, 0.55+share/2)
 		if nameOnly {
 			// Only new capitalised words: reported, but under the default

@@ -1,0 +1,213 @@
+package grounding
+
+import (
+	"fmt"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// EntitySwapConfidence is the confidence of a contradiction resting on a
+// name in place of the one a source statement has (entitySwap): the
+// statement aligns word for word, so as sure as a negation in an aligned
+// sentence.
+const EntitySwapConfidence = 0.75
+
+// Bounds of a statement compared for a swapped name: at least
+// entityMinContext other content words of the answer's (all in the source
+// sentence), a source sentence of at most maxStatementWords content words
+// (a longer run is no statement, and scanning it per answer sentence
+// would be quadratic).
+const (
+	entityMinContext  = 2
+	maxStatementWords = 64
+)
+
+// entitySwap looks for an answer statement that a source statement makes
+// with another name: a run of capitalised words holding a name the source
+// lacks (tok.name, set by missingNames), whose other content words, of its
+// sentence or else of its clause, are all in the source sentence aligned
+// with them, where that sentence has a run of capitalised words the
+// answer's statement lacks next to the same word ("The capital of France
+// is Lyon." against "The capital of France is Paris."). A name with no
+// such counterpart stays unsupported.
+func (s *state) entitySwap(answer, source string) (Evidence, bool) {
+	if len(s.sents) == 0 {
+		return Evidence{}, false // no answer sentence of two words or more: none was aligned
+	}
+	s.mark = growMarks(s.mark, s.words.len())
+	k := 0
+	for _, sp := range s.aspans {
+		k0 := k
+		for k < len(s.atoks) && s.atoks[k].start < sp.End {
+			k++
+		}
+		aw := s.atoks[k0:k]
+		// The first name's run per sentence only, so that the work stays one
+		// or two alignments per sentence; a second new name in the same
+		// statement would fail it anyway (not in the source sentence).
+		i := 0
+		for i < len(aw) && !aw[i].name {
+			i++
+		}
+		if i == len(aw) {
+			continue
+		}
+		r0, r1 := i, i+1
+		for r0 > 0 && aw[r0-1].upper && adjacent(answer, aw[r0-1].end, aw[r0].start) {
+			r0--
+		}
+		for r1 < len(aw) && aw[r1].upper && adjacent(answer, aw[r1-1].end, aw[r1].start) {
+			r1++
+		}
+		if e, ok := s.swapIn(answer, source, aw, 0, len(aw), r0, r1); ok {
+			return e, true
+		}
+		// Answer sentences join source sentences: the name's clause alone.
+		text := answer[sp.Start:sp.End]
+		c0, c1 := 0, 0
+		for c1 = clauseEnd(text, 0); sp.Start+c1 <= aw[i].start; c1 = clauseEnd(text, c1) {
+			c0 = c1
+		}
+		w0, w1 := r0, r1
+		for w0 > 0 && aw[w0-1].start >= sp.Start+c0 {
+			w0--
+		}
+		for w1 < len(aw) && aw[w1].start < sp.Start+c1 {
+			w1++
+		}
+		if w1-w0 == len(aw) {
+			continue
+		}
+		if e, ok := s.swapIn(answer, source, aw, w0, w1, r0, r1); ok {
+			return e, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// swapIn: the answer statement aw[w0:w1] (of the sentence aw), but for
+// the name run aw[r0:r1], is all in the source sentence it aligns with, at
+// least entityMinContext words, and that sentence has a run of capitalised
+// words (not opening it) with a word the statement lacks, next to the word
+// the answer's run is next to.
+func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evidence, bool) {
+	if w1-w0-(r1-r0) < entityMinContext {
+		return Evidence{}, false
+	}
+	w := aw[w0:w1]
+	r0, r1 = r0-w0, r1-w0
+	best, _ := s.alignSentence(w)
+	if best == nil {
+		return Evidence{}, false
+	}
+	j0 := s.firstSourceTok(best.span.Start)
+	j1 := j0
+	for j1 < len(s.stoks) && s.stoks[j1].start < best.span.End {
+		j1++
+	}
+	if j1-j0 > maxStatementWords {
+		return Evidence{}, false
+	}
+	st := s.stoks[j0:j1]
+	s.stamp++
+	for _, t := range st {
+		s.mark[t.id] = s.stamp
+	}
+	for i, t := range w {
+		if (i < r0 || i >= r1) && s.mark[t.id] != s.stamp {
+			return Evidence{}, false
+		}
+	}
+	// The answer's words by role: in the name run (stamp-1) or elsewhere
+	// in its sentence (stamp; a word in both is the latter).
+	s.stamp += 2
+	for _, t := range w[r0:r1] {
+		s.mark[t.id] = s.stamp - 1
+	}
+	for i, t := range aw {
+		if i < w0+r0 || i >= w0+r1 {
+			s.mark[t.id] = s.stamp
+		}
+	}
+	for q0 := 0; q0 < len(st); q0++ {
+		if !st[q0].upper || sentenceStart(source, st[q0].start) {
+			continue
+		}
+		// The source's run: a word the answer's statement lacks, none of
+		// the answer's context ("based Polaris Industries" is no place of
+		// "Polaris is based in Michigan").
+		q1, lacks, ctx := q0, false, false
+		for ; q1 < len(st) && st[q1].upper && (q1 == q0 || adjacent(source, st[q1-1].end, st[q1].start)); q1++ {
+			m := s.mark[st[q1].id]
+			lacks = lacks || m != s.stamp && m != s.stamp-1
+			ctx = ctx || m == s.stamp
+		}
+		// Next to the same word on one side, and to no other word on the
+		// other: "Smith (born December 30, 1946) is an American" is no
+		// place of "Smith is Irish-American".
+		var before, after int
+		if r0 > 0 && q0 > 0 {
+			before = anchor(&w[r0-1], &st[q0-1], answer[w[r0-1].end:w[r0].start], source[st[q0-1].end:st[q0].start])
+		}
+		if r1 < len(w) && q1 < len(st) {
+			after = anchor(&w[r1], &st[q1], answer[w[r1-1].end:w[r1].start], source[st[q1-1].end:st[q1].start])
+		}
+		if lacks && !ctx && max(before, after) > 0 && min(before, after) >= 0 && !calendarRun(source, st[q0:q1]) {
+			a := scan.Span{Start: w[r0].start, End: w[r1-1].end}
+			b := scan.Span{Start: st[q0].start, End: st[q1-1].end}
+			return Evidence{AnswerSpan: a, AnswerText: answer[a.Start:a.End], SourceSpan: &b, SourceText: source[b.Start:b.End],
+				Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[a.Start:a.End], source[b.Start:b.End])}, true
+		}
+		q0 = q1 - 1
+	}
+	return Evidence{}, false
+}
+
+// anchor compares the words next to the two runs on one side, an and sn,
+// with the text between them and their runs, ag and sg: 1 the same word
+// and no clause break in either gap, -1 another word or a break in one gap
+// only, 0 a break in both (nothing to compare).
+func anchor(an, sn *tok, ag, sg string) int {
+	ab, sb := clauseGap(ag), clauseGap(sg)
+	switch {
+	case ab && sb:
+		return 0
+	case ab || sb, an.id != sn.id:
+		return -1
+	}
+	return 1
+}
+
+// clauseGap: g holds a clause break (order.go's clausePunct).
+func clauseGap(g string) bool {
+	for i := 0; i < len(g); i++ {
+		if clausePunct[g[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// calendarRun: the run is a weekday or month name ("December 30"), which
+// lexicalContradiction weighs, and no place of a person's or a place's
+// name.
+func calendarRun(text string, run []tok) bool {
+	var buf [16]byte
+	for _, t := range run {
+		if w := lowerASCII(text, t.start, t.end, buf[:]); w != nil && calendarWords[string(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// adjacent: only spaces between offsets i and j of text (two words of one
+// name, "New York").
+func adjacent(text string, i, j int) bool {
+	for ; i < j; i++ {
+		if text[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,79 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestEntitySwap(t *testing.T) {
+	tests := []struct {
+		name, source, answer, mismatch string
+		// For a contradiction: the answer's entity and the source's.
+		said, was string
+	}{
+		{"place", "The capital of France is Paris.", "The capital of France is Lyon.", Contradiction, "Lyon", "Paris"},
+		{"person", "The refund was approved by Maria Lopez on Tuesday after a review.",
+			"The refund was approved by John Smith on Tuesday after a review.", Contradiction, "John Smith", "Maria Lopez"},
+		{"organisation", "The company signed the supply contract with Globex last week.",
+			"The company signed the supply contract with Initech last week.", Contradiction, "Initech", "Globex"},
+		{"one word of a name", "Our office moved from Boston to New York in May.",
+			"Our office moved from Boston to New Jersey in May.", Contradiction, "New Jersey", "New York"},
+		{"among other sentences", "Orders ship within two days. The warehouse manager is Priya Shah. Returns take a week.",
+			"Returns take a week, and the warehouse manager is Ravi Shah.", Contradiction, "Ravi Shah", "Priya Shah"},
+		// Faithful paraphrases: the same names, nothing new.
+		{"paraphrase", "The capital of France is Paris.", "Paris is the capital of France.", None, "", ""},
+		{"paraphrase person", "The refund was approved by Maria Lopez on Tuesday after a review.",
+			"After a review, Maria Lopez approved the refund on Tuesday.", None, "", ""},
+		{"paraphrase organisation", "The company signed the supply contract with Globex last week.",
+			"Last week the company signed a supply contract with Globex.", None, "", ""},
+		// A name with no counterpart in a matching source statement.
+		{"extra name", "The capital of France is Paris.", "The capital of France is Paris, according to Pierre.", Unsupported, "", ""},
+		{"extra name beside the source's", "The company signed the supply contract with Globex last week.",
+			"The company signed the supply contract with Globex and Initech last week.", Unsupported, "", ""},
+		{"name in another statement", "The capital of France is Paris. Lyon is known for its food.",
+			"The capital of France is Paris, says Marie.", Unsupported, "", ""},
+		// The source's run holds a word the answer has elsewhere: no place
+		// of the answer's name.
+		{"source run holds the answer's word", "On April 11, 2013, US based Polaris Industries announced that it had acquired Aixam-Mega.",
+			"Polaris is based in Michigan.", Unsupported, "", ""},
+		// Next to the same word on one side, another on the other.
+		{"other word on one side", "Patricia Lee Smith (born in Chicago) is an American singer.",
+			"Patricia Lee Smith is a Canadian-American singer.", Unsupported, "", ""},
+		// A weekday or month is no counterpart of a name.
+		{"month", "The lawsuit against Acme was filed in December by the union.",
+			"The lawsuit against Acme was filed in Ohio by the union.", Unsupported, "", ""},
+		// Capitalised only because it opens the source sentence: no name.
+		{"sentence start is no name", "Revenue fell sharply in the second quarter.",
+			"Revenue at Acme fell sharply in the second quarter.", Unsupported, "", ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch != Contradiction {
+				return
+			}
+			require.Len(t, r.Evidence, 1)
+			e := r.Evidence[0]
+			require.Equal(t, tt.said, e.AnswerText)
+			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+			require.NotNil(t, e.SourceSpan)
+			require.Equal(t, tt.was, e.SourceText)
+			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+			require.Contains(t, e.Reason, `says "`+tt.said+`" where the source says "`+tt.was+`"`)
+		})
+	}
+}
+
+// TestEntitySwapFloodEnds: an answer of many sentences each with a new
+// name, against a long source, is checked in one pass per answer sentence
+// (no test of time: it must end and stay unsupported).
+func TestEntitySwapFlood(t *testing.T) {
+	answer := strings.Repeat("the mayor met Lyon today. ", maxAnswerBytes/26)
+	source := strings.Repeat("the mayor met Paris. ", maxSourceBytes/21)
+	r := New().Check(answer, source)
+	require.Equal(t, Unsupported, r.Mismatch)
+}
