@@ -96,6 +96,13 @@ func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evi
 	}
 	w := aw[w0:w1]
 	r0, r1 = r0-w0, r1-w0
+	// A context word the source lacks is in no source sentence: no need to
+	// align (the usual case: a summary's sentence has other new words).
+	for i, t := range w {
+		if (i < r0 || i >= r1) && !s.vocab(t.id) {
+			return Evidence{}, false
+		}
+	}
 	best, _ := s.alignSentence(w)
 	if best == nil {
 		return Evidence{}, false

@@ -825,6 +825,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// the source (prefixOpposite, once per word).
 		{"order-during", "apple during pear. ", "plum before fig. "},
 		{"prefix-derivation", "incorrect tools. ", "the speed rules. "},
+		// A new name in each answer sentence, its context all in a source
+		// sentence but beside another word (entitySwap: the sentence,
+		// then the clause, aligned).
+		{"entity", "today, the mayor met Lyon. ", "the mayor met city Paris. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
