@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -30,7 +31,7 @@ const (
 // answer's statement lacks next to the same word ("The capital of France
 // is Lyon." against "The capital of France is Paris."). A name with no
 // such counterpart stays unsupported.
-func (s *state) entitySwap(answer, source string) (Evidence, bool) {
+func (s *state) entitySwap(answer, source string, known bool) (Evidence, bool) {
 	if len(s.sents) == 0 {
 		return Evidence{}, false // no answer sentence of two words or more: none was aligned
 	}
@@ -46,8 +47,13 @@ func (s *state) entitySwap(answer, source string) (Evidence, bool) {
 		// or two alignments per sentence; a second new name in the same
 		// statement would fail it anyway (not in the source sentence).
 		i := 0
-		for i < len(aw) && !aw[i].name {
-			i++
+		var best *sentence
+		if known {
+			i, best = s.unalignedName(answer, aw)
+		} else {
+			for i < len(aw) && !aw[i].name {
+				i++
+			}
 		}
 		if i == len(aw) {
 			continue
@@ -59,7 +65,7 @@ func (s *state) entitySwap(answer, source string) (Evidence, bool) {
 		for r1 < len(aw) && aw[r1].upper && adjacent(answer, aw[r1-1].end, aw[r1].start) {
 			r1++
 		}
-		if e, ok := s.swapIn(answer, source, aw, 0, len(aw), r0, r1); ok {
+		if e, ok := s.swapIn(answer, source, aw, best, 0, len(aw), r0, r1); ok {
 			return e, true
 		}
 		// Answer sentences join source sentences: the name's clause alone.
@@ -78,7 +84,7 @@ func (s *state) entitySwap(answer, source string) (Evidence, bool) {
 		if w1-w0 == len(aw) {
 			continue
 		}
-		if e, ok := s.swapIn(answer, source, aw, w0, w1, r0, r1); ok {
+		if e, ok := s.swapIn(answer, source, aw, nil, w0, w1, r0, r1); ok {
 			return e, true
 		}
 	}
@@ -86,11 +92,12 @@ func (s *state) entitySwap(answer, source string) (Evidence, bool) {
 }
 
 // swapIn: the answer statement aw[w0:w1] (of the sentence aw), but for
-// the name run aw[r0:r1], is all in the source sentence it aligns with, at
-// least entityMinContext words, and that sentence has a run of capitalised
-// words (not opening it) with a word the statement lacks, next to the word
-// the answer's run is next to.
-func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evidence, bool) {
+// the name run aw[r0:r1], is all in the source sentence it aligns with
+// (best when not nil), at least entityMinContext words, and that sentence
+// lacks a word of the run and has a run of capitalised words (not opening
+// it) with a word the statement lacks, next to the word the answer's run
+// is next to.
+func (s *state) swapIn(answer, source string, aw []tok, best *sentence, w0, w1, r0, r1 int) (Evidence, bool) {
 	if w1-w0-(r1-r0) < entityMinContext {
 		return Evidence{}, false
 	}
@@ -103,7 +110,9 @@ func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evi
 			return Evidence{}, false
 		}
 	}
-	best, _ := s.alignSentence(w)
+	if best == nil {
+		best, _ = s.alignSentence(w)
+	}
 	if best == nil {
 		return Evidence{}, false
 	}
@@ -120,10 +129,19 @@ func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evi
 	for _, t := range st {
 		s.mark[t.id] = s.stamp
 	}
+	out := false
 	for i, t := range w {
-		if (i < r0 || i >= r1) && s.mark[t.id] != s.stamp {
-			return Evidence{}, false
+		in := s.mark[t.id] == s.stamp
+		if i < r0 || i >= r1 {
+			if !in {
+				return Evidence{}, false
+			}
+		} else {
+			out = out || !in
 		}
+	}
+	if !out {
+		return Evidence{}, false // the source sentence has the answer's name
 	}
 	// The answer's words by role: in the name run (stamp-1) or elsewhere
 	// in its sentence (stamp; a word in both is the latter).
@@ -172,17 +190,56 @@ func (s *state) swapIn(answer, source string, aw []tok, w0, w1, r0, r1 int) (Evi
 
 // anchor compares the words next to the two runs on one side, an and sn,
 // with the text between them and their runs, ag and sg: 1 the same word
-// and no clause break in either gap, -1 another word or a break in one gap
-// only, 0 a break in both (nothing to compare).
+// with the same words between ("approved by"; articles and numbers aside:
+// "born 1966 in Lecompton" / "born in Hollywood"), -1 another word or
+// other words between ("Vessels won" is no place of "Oklahoma and won":
+// the source's subject is a "he" before it), 0 a clause break in both
+// gaps (nothing to compare).
 func anchor(an, sn *tok, ag, sg string) int {
-	ab, sb := clauseGap(ag), clauseGap(sg)
 	switch {
-	case ab && sb:
+	case clauseGap(ag) && clauseGap(sg):
 		return 0
-	case ab || sb, an.id != sn.id:
+	case an.id != sn.id || !sameGap(ag, sg):
 		return -1
 	}
 	return 1
+}
+
+// sameGap: a and b have the same words, but for articles (and anything
+// but letters).
+func sameGap(a, b string) bool {
+	i, j := 0, 0
+	for {
+		var wa, wb string
+		wa, i = gapWord(a, i)
+		wb, j = gapWord(b, j)
+		if !strings.EqualFold(wa, wb) {
+			return false
+		}
+		if wa == "" {
+			return true
+		}
+	}
+}
+
+// gapWord returns the next run of letters of g from i that is no article
+// ("" at the end) and the offset after it.
+func gapWord(g string, i int) (string, int) {
+	for i < len(g) {
+		if !asciiLetter(g[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(g) && asciiLetter(g[j]) {
+			j++
+		}
+		if w := g[i:j]; !strings.EqualFold(w, "the") && !strings.EqualFold(w, "a") && !strings.EqualFold(w, "an") {
+			return w, j
+		}
+		i = j
+	}
+	return "", i
 }
 
 // clauseGap: g holds a clause break (order.go's clausePunct).
@@ -193,6 +250,34 @@ func clauseGap(g string) bool {
 		}
 	}
 	return false
+}
+
+// unalignedName aligns the answer sentence aw, all of whose words the
+// source has, and returns the index of its first capitalised word, not
+// opening it, that the aligned source sentence lacks (len(aw) if none),
+// and that sentence: a name the source has elsewhere, in place of the
+// one this statement has ("The capital of France is Lyon." against "The
+// capital of France is Paris. Lyon is known for its food.").
+func (s *state) unalignedName(answer string, aw []tok) (int, *sentence) {
+	for _, t := range aw {
+		if !s.vocab(t.id) {
+			return len(aw), nil
+		}
+	}
+	best, _ := s.alignSentence(aw)
+	if best == nil || best.w1-best.w0 > maxStatementWords {
+		return len(aw), nil
+	}
+	s.stamp++
+	for _, id := range s.sentWords[best.w0:best.w1] {
+		s.mark[id] = s.stamp
+	}
+	for i := range aw {
+		if t := &aw[i]; t.upper && s.mark[t.id] != s.stamp && !sentenceStart(answer, t.start) && !calendarRun(answer, aw[i:i+1]) {
+			return i, best
+		}
+	}
+	return len(aw), nil
 }
 
 // calendarRun: the run is a weekday or month name ("December 30"), which

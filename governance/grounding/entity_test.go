@@ -22,12 +22,23 @@ func TestEntitySwap(t *testing.T) {
 			"Our office moved from Boston to New Jersey in May.", Contradiction, "New Jersey", "New York"},
 		{"among other sentences", "Orders ship within two days. The warehouse manager is Priya Shah. Returns take a week.",
 			"Returns take a week, and the warehouse manager is Ravi Shah.", Contradiction, "Ravi Shah", "Priya Shah"},
+		// The answer's name is elsewhere in the source, not in this statement.
+		{"name from another sentence", "The capital of France is Paris. Lyon is known for its food.",
+			"The capital of France is Lyon.", Contradiction, "Lyon", "Paris"},
+		{"person from another sentence", "The ceremony was chaired by Isabelle Mergault. The film starred François Cluzet.",
+			"The ceremony was chaired by François Cluzet.", Contradiction, "François Cluzet", "Isabelle Mergault"},
 		// Faithful paraphrases: the same names, nothing new.
 		{"paraphrase", "The capital of France is Paris.", "Paris is the capital of France.", None, "", ""},
 		{"paraphrase person", "The refund was approved by Maria Lopez on Tuesday after a review.",
 			"After a review, Maria Lopez approved the refund on Tuesday.", None, "", ""},
 		{"paraphrase organisation", "The company signed the supply contract with Globex last week.",
 			"Last week the company signed a supply contract with Globex.", None, "", ""},
+		{"paraphrase with another name in the source", "The capital of France is Paris. Lyon is known for its food.",
+			"Paris is the capital of France, and Lyon is known for food.", None, "", ""},
+		// The source's statement has a "he" for the answer's name: the word
+		// next to the names is the same, the words between are not.
+		{"pronoun in the source", "The Colts drafted Billy Vessels. He played football at the University of Oklahoma and won the Heisman Trophy in 1952.",
+			"Billy Vessels won the Heisman Trophy in 1952.", None, "", ""},
 		// A name with no counterpart in a matching source statement.
 		{"extra name", "The capital of France is Paris.", "The capital of France is Paris, according to Pierre.", Unsupported, "", ""},
 		{"extra name beside the source's", "The company signed the supply contract with Globex last week.",

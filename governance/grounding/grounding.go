@@ -289,7 +289,7 @@ func (c *Checker) Check(answer, source string) Result {
 		// Not a new claim but a changed one: the name replaces the source's
 		// in the same statement.
 		if names > 0 {
-			if e, ok := st.entitySwap(answer, source); ok {
+			if e, ok := st.entitySwap(answer, source, false); ok {
 				return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
 			}
 		}
@@ -324,6 +324,9 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	if e, ok := st.newRestriction(answer); ok {
 		return Result{Mismatch: Unsupported, Confidence: RestrictionConfidence, Evidence: []Evidence{e}}
+	}
+	if e, ok := st.entitySwap(answer, source, true); ok {
+		return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
 	}
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
