@@ -30,7 +30,8 @@ const (
 // with them, where that sentence has a run of capitalised words the
 // answer's statement lacks next to the same word ("The capital of France
 // is Lyon." against "The capital of France is Paris."). A name with no
-// such counterpart stays unsupported.
+// such counterpart stays unsupported. known: the name is instead a source
+// word the aligned source sentence lacks (unalignedName).
 func (s *state) entitySwap(answer, source string, known bool) (Evidence, bool) {
 	if len(s.sents) == 0 {
 		return Evidence{}, false // no answer sentence of two words or more: none was aligned

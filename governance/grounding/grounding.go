@@ -1,8 +1,9 @@
 // Package grounding checks an answer against its source (a tool_result):
 // numbers, amounts, percentages and years that disagree (numeric),
-// statements the source negates or states with an antonym (contradiction),
-// and content the source does not contain (unsupported). Model-free: token
-// and number alignment, so it is deterministic and runs in microseconds.
+// statements the source negates, states with an antonym or with another
+// name (contradiction), and content the source does not contain
+// (unsupported). Model-free: token and number alignment, so it is
+// deterministic and runs in microseconds.
 package grounding
 
 import (
@@ -325,6 +326,8 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.newRestriction(answer); ok {
 		return Result{Mismatch: Unsupported, Confidence: RestrictionConfidence, Evidence: []Evidence{e}}
 	}
+	// A name the source has, but in another statement than the one the
+	// answer's makes with it.
 	if e, ok := st.entitySwap(answer, source, true); ok {
 		return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
 	}

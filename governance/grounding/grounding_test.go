@@ -829,6 +829,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// sentence but beside another word (entitySwap: the sentence,
 		// then the clause, aligned).
 		{"entity", "today, the mayor met Lyon. ", "the mayor met city Paris. "},
+		// The same with a name the source has in another sentence
+		// (unalignedName, then the sentence's alignment reused).
+		{"entity-known", "the mayor met Lyon. ", "the mayor met city Paris. Lyon rests. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
