@@ -260,10 +260,17 @@ func clauseGap(g string) bool {
 // one this statement has ("The capital of France is Lyon." against "The
 // capital of France is Paris. Lyon is known for its food.").
 func (s *state) unalignedName(answer string, aw []tok) (int, *sentence) {
-	for _, t := range aw {
+	// Most sentences have no name (the usual case: no alignment) or a
+	// word the source lacks.
+	names := false
+	for i, t := range aw {
 		if !s.vocab(t.id) {
 			return len(aw), nil
 		}
+		names = names || nameTok(answer, aw, i)
+	}
+	if !names {
+		return len(aw), nil
 	}
 	best, _ := s.alignSentence(aw)
 	if best == nil || best.w1-best.w0 > maxStatementWords {
@@ -274,11 +281,17 @@ func (s *state) unalignedName(answer string, aw []tok) (int, *sentence) {
 		s.mark[id] = s.stamp
 	}
 	for i := range aw {
-		if t := &aw[i]; t.upper && s.mark[t.id] != s.stamp && !sentenceStart(answer, t.start) && !calendarRun(answer, aw[i:i+1]) {
+		if s.mark[aw[i].id] != s.stamp && nameTok(answer, aw, i) {
 			return i, best
 		}
 	}
 	return len(aw), nil
+}
+
+// nameTok: the answer token aw[i] is capitalised inside its sentence and
+// no weekday or month.
+func nameTok(answer string, aw []tok, i int) bool {
+	return aw[i].upper && !sentenceStart(answer, aw[i].start) && !calendarRun(answer, aw[i:i+1])
 }
 
 // calendarRun: the run is a weekday or month name ("December 30"), which
