@@ -169,7 +169,7 @@ func withoutMessageSignals(sc *scratch, sig []string) []string {
 
 // FocusWindow is the span of a focus window (bytes); see Score. Chosen
 // with focusMargin on the cross-validated eval, mean of training seeds
-// 1-6 (docs/governance.md, "Focus windows").
+// 1-6 (docs/governance.md, "Focus windows and message signals").
 const FocusWindow = 256
 
 // focusMargin is taken off a focus window's score: fewer words make a
@@ -294,9 +294,9 @@ func (sc *scratch) put() {
 const NoSignalFloor = 0.4
 
 // Scan appends a hit when the text scores at or above Threshold. The span
-// is the whole text, or in a text over Window bytes the window that scored
-// highest (where to look in a long tool output); an injection is never
-// redacted (no placeholder), only blocked or recorded.
+// is what scored highest: the whole text, a window of a text over Window
+// bytes, or a focus window (where to look in a long tool output); an
+// injection is never redacted (no placeholder), only blocked or recorded.
 func (s *Scanner) Scan(text string, dst []scan.Hit) []scan.Hit {
 	if text == "" {
 		return dst
