@@ -61,7 +61,27 @@ func TestCountMessages(t *testing.T) {
 }
 
 func BenchmarkCount(b *testing.B) {
-	text := strings.Repeat("The quarterly revenue grew by 12% to $1.2M compared with last year. ", 30) // ~2 KB
+	benchmarkCount(b, strings.Repeat("The quarterly revenue grew by 12% to $1.2M compared with last year. ", 30)) // ~2 KB
+}
+
+// BenchmarkCount10KB is the size of a request POST /v1/verify prices by
+// tokens: prose, JSON and code.
+func BenchmarkCount10KB(b *testing.B) {
+	benchmarkCount(b, strings.Repeat(`The assistant's answer cites the Q3 report: revenue grew 12% to $1.2M.
+{"id": "chatcmpl-9x7Yz", "object": "chat.completion", "created": 1732406400, "usage": {"prompt_tokens": 1024}}
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if err := s.check(r.Context()); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+	}
+}
+`, 28))
+}
+
+func BenchmarkCountCJK(b *testing.B) {
+	benchmarkCount(b, strings.Repeat("第三季度营收同比增长百分之十二，达到一百二十万美元。売上高は前年比12%増加しました。매출이 12% 증가했습니다. ", 14)) // ~2 KB
+}
+
+func benchmarkCount(b *testing.B, text string) {
 	Count("gpt-4o", "warm")
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
