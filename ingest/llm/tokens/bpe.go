@@ -1,9 +1,11 @@
 package tokens
 
 import (
-	"hash/maphash"
 	"math"
 	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"sync"
 )
 
 // noRank marks a pair of parts that is no token.
@@ -16,12 +18,12 @@ type vocab struct {
 	tokens string   // every token, in rank order
 	ends   []uint32 // ends[r] is where token r ends in tokens
 	slots  []uint64 // hash>>32<<32 | rank+1; 0 is an empty slot
-	seed   maphash.Seed
+	seed   uint64
 }
 
 // newVocab indexes tokens, which are in rank order.
 func newVocab(tokens []string) *vocab {
-	v := &vocab{ends: make([]uint32, len(tokens)), seed: maphash.MakeSeed()}
+	v := &vocab{ends: make([]uint32, len(tokens)), seed: rand.Uint64()}
 	size := 0
 	for _, t := range tokens {
 		size += len(t)
@@ -36,7 +38,7 @@ func newVocab(tokens []string) *vocab {
 	v.slots = make([]uint64, 1<<bits.Len(uint(len(tokens)*8/3)))
 	mask := uint64(len(v.slots) - 1)
 	for r, t := range tokens {
-		h := maphash.String(v.seed, t)
+		h := hash(t, v.seed)
 		i := h & mask
 		for v.slots[i] != 0 {
 			i = (i + 1) & mask
@@ -44,6 +46,43 @@ func newVocab(tokens []string) *vocab {
 		v.slots[i] = h>>32<<32 | uint64(r+1)
 	}
 	return v
+}
+
+// hash is wyhash's construction, inlined for the short strings of BPE
+// (hash/maphash costs three calls per lookup).
+func hash(s string, seed uint64) uint64 {
+	const p0, p1 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+	h := seed ^ uint64(len(s))*p0
+	for len(s) > 16 {
+		h = mix(le64(s)^p1, le64(s[8:])^h)
+		s = s[16:]
+	}
+	var a, b uint64
+	switch {
+	case len(s) > 8:
+		a, b = le64(s), le64(s[len(s)-8:])
+	case len(s) >= 4:
+		a, b = le32(s), le32(s[len(s)-4:])
+	case len(s) > 0:
+		a = uint64(s[0])<<16 | uint64(s[len(s)>>1])<<8 | uint64(s[len(s)-1])
+	}
+	return mix(a^p1, b^h)
+}
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 func (v *vocab) token(r uint32) string {
@@ -56,7 +95,7 @@ func (v *vocab) token(r uint32) string {
 
 // rank returns the rank of the token t, or noRank.
 func (v *vocab) rank(t string) uint32 {
-	h := maphash.String(v.seed, t)
+	h := hash(t, v.seed)
 	mask := uint64(len(v.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := v.slots[i]
@@ -71,61 +110,37 @@ func (v *vocab) rank(t string) uint32 {
 	}
 }
 
-// shortPiece is the length from which a piece is merged with a heap rather
-// than by scanning for the lowest rank, which costs O(n) per merge.
-const shortPiece = 128
-
 // count returns the number of tokens byte-pair encoding makes of piece:
 // the pair of adjacent parts that is the lowest-ranked token merges first,
-// the leftmost among equals, until no pair is a token.
-func (v *vocab) count(piece string) int {
+// the leftmost among equals, until no pair is a token. A piece that is a
+// token, as most words are, needs only the one lookup; bufs is fetched for
+// the others.
+func (v *vocab) count(piece string, bufs **buffers) int {
 	if len(piece) == 1 || v.rank(piece) != noRank {
 		return 1
 	}
-	if len(piece) >= shortPiece {
-		return v.countLong(piece)
+	if *bufs == nil {
+		*bufs = bufferPool.Get().(*buffers)
 	}
-	// start[k] is where part k begins; rank[k] is the rank of parts k and
-	// k+1 merged. On the stack, so a piece allocates nothing.
-	var start [shortPiece + 1]uint8
-	var rank [shortPiece]uint32
-	n := len(piece) // parts
-	for k := 0; k <= n; k++ {
-		start[k] = uint8(k)
-	}
-	for k := 0; k+1 < n; k++ {
-		rank[k] = v.rank(piece[k : k+2])
-	}
-	pairRank := func(k int) uint32 {
-		if k+2 > n {
-			return noRank
-		}
-		return v.rank(piece[start[k]:start[k+2]])
-	}
-	for n > 1 {
-		m, best := 0, uint32(noRank)
-		for k, r := range rank[:n-1] {
-			if r < best {
-				m, best = k, r
-			}
-		}
-		if best == noRank {
-			break
-		}
-		copy(start[m+1:n], start[m+2:n+1])
-		if m+2 < n-1 {
-			copy(rank[m+1:], rank[m+2:n-1])
-		}
-		n--
-		rank[m] = pairRank(m)
-		if m > 0 {
-			rank[m-1] = pairRank(m - 1)
-		}
-	}
-	return n
+	return v.merge(piece, *bufs)
 }
 
-// mergeNode is a part in countLong's doubly linked list of parts.
+// buffers are merge's, reused from piece to piece and count to count.
+type buffers struct {
+	nodes []mergeNode
+	heap  mergeHeap
+}
+
+var bufferPool = sync.Pool{New: func() any { return new(buffers) }}
+
+// release returns bufs to the pool unless a long piece grew them.
+func release(bufs *buffers) {
+	if bufs != nil && cap(bufs.nodes) <= 1<<12 {
+		bufferPool.Put(bufs)
+	}
+}
+
+// mergeNode is a part in merge's doubly linked list of parts.
 type mergeNode struct {
 	prev, next int32
 	rank       uint32 // of this part merged with the next
@@ -136,10 +151,11 @@ type mergeCandidate struct {
 	start int32
 }
 
-// countLong is count for long pieces, in O(n log n).
-func (v *vocab) countLong(piece string) int {
+// merge counts the parts left when no pair merges, taking pairs from a
+// heap: O(n log n) where scanning for the lowest rank is O(n²).
+func (v *vocab) merge(piece string, bufs *buffers) int {
 	n := int32(len(piece))
-	nodes := make([]mergeNode, n+1)
+	nodes := slices.Grow(bufs.nodes[:0], int(n)+1)[:n+1]
 	for i := range nodes {
 		nodes[i] = mergeNode{prev: int32(i) - 1, next: int32(i) + 1, rank: noRank}
 	}
@@ -151,7 +167,7 @@ func (v *vocab) countLong(piece string) int {
 		}
 		return v.rank(piece[i:nodes[j].next])
 	}
-	h := make(mergeHeap, 0, n)
+	h := bufs.heap[:0]
 	for i := int32(0); i+2 <= n; i++ {
 		if r := rankOf(i); r != noRank {
 			nodes[i].rank = r
@@ -183,6 +199,7 @@ func (v *vocab) countLong(piece string) int {
 			}
 		}
 	}
+	bufs.nodes, bufs.heap = nodes, h
 	return parts
 }
 

@@ -60,9 +60,9 @@ func checkExact(t testing.TB, text string) {
 				joined += toks[n]
 				n++
 			}
-			if joined != p || n != e.vocab.count(p) {
+			if joined != p || n != e.vocab.count(p, new(*buffers)) {
 				t.Fatalf("%s: %q: count %d, codec %d; piece %q is %d tokens, codec's next tokens %q",
-					ref.name, text, n, len(ids), p, e.vocab.count(p), toks[:n])
+					ref.name, text, n, len(ids), p, e.vocab.count(p, new(*buffers)), toks[:n])
 			}
 			toks = toks[n:]
 		}

@@ -109,6 +109,15 @@ func (sp splitter) at(s string, i int) (uint8, int) {
 	return runeClass(r), w
 }
 
+// class returns the classes of the rune at s[i].
+func (sp splitter) class(s string, i int) uint8 {
+	if b := s[i]; b < utf8.RuneSelf {
+		return sp.cls[b]
+	}
+	c, _ := sp.at(s, i)
+	return c
+}
+
 // run returns the end of the run of runes in any of classes from s[i].
 func (sp splitter) run(s string, i int, classes uint8) int {
 	for i < len(s) {
@@ -136,7 +145,8 @@ func (sp splitter) run(s string, i int, classes uint8) int {
 //	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func (sp splitter) o200k(s string, i int) int {
 	c, w := sp.at(s, i)
-	if c&(clsPre|clsUpper|clsLower) != 0 {
+	const letter = clsUpper | clsLower
+	if c&letter != 0 || c&clsPre != 0 && i+w < len(s) && sp.class(s, i+w)&letter != 0 {
 		// The optional leading character is tried taken, then not.
 		starts, n := [2]int{i + w, i}, 2
 		if c&clsPre == 0 {

@@ -48,10 +48,12 @@ func newEncoding(c *codec.Codec, o200k bool) *encoding {
 
 // count returns the number of tokens of text.
 func (e *encoding) count(text string) int {
+	var bufs *buffers
 	n := 0
 	for p := range e.pieces(text) {
-		n += e.vocab.count(p)
+		n += e.vocab.count(p, &bufs)
 	}
+	release(bufs)
 	return n
 }
 
