@@ -119,10 +119,59 @@ func (v *vocab) count(piece string, bufs **buffers) int {
 	if len(piece) == 1 || v.rank(piece) != noRank {
 		return 1
 	}
+	if len(piece) <= shortPiece {
+		return v.mergeShort(piece)
+	}
 	if *bufs == nil {
 		*bufs = bufferPool.Get().(*buffers)
 	}
 	return v.merge(piece, *bufs)
+}
+
+// shortPiece is the longest piece mergeShort takes: scanning for the
+// lowest rank costs O(n) a merge, but beats a heap on short pieces.
+const shortPiece = 24
+
+// mergeShort is merge for short pieces, on the stack.
+func (v *vocab) mergeShort(piece string) int {
+	// start[k] is where part k begins; rank[k] is the rank of parts k and
+	// k+1 merged.
+	var start [shortPiece + 1]uint8
+	var rank [shortPiece]uint32
+	n := len(piece) // parts
+	for k := range n + 1 {
+		start[k] = uint8(k)
+	}
+	for k := range n - 1 {
+		rank[k] = v.rank(piece[k : k+2])
+	}
+	pairRank := func(k int) uint32 {
+		if k+2 > n {
+			return noRank
+		}
+		return v.rank(piece[start[k]:start[k+2]])
+	}
+	for n > 1 {
+		m, best := 0, uint32(noRank)
+		for k, r := range rank[:n-1] {
+			if r < best {
+				m, best = k, r
+			}
+		}
+		if best == noRank {
+			break
+		}
+		copy(start[m+1:n], start[m+2:n+1])
+		if m+2 < n-1 {
+			copy(rank[m+1:], rank[m+2:n-1])
+		}
+		n--
+		rank[m] = pairRank(m)
+		if m > 0 {
+			rank[m-1] = pairRank(m - 1)
+		}
+	}
+	return n
 }
 
 // buffers are merge's, reused from piece to piece and count to count.
