@@ -19,6 +19,7 @@ type vocab struct {
 	ends   []uint32 // ends[r] is where token r ends in tokens
 	slots  []uint64 // hash>>32<<32 | rank+1; 0 is an empty slot
 	seed   uint64
+	pairs  *[1 << 16]uint32 // ranks of two-byte tokens, which BPE looks up most
 }
 
 // newVocab indexes tokens, which are in rank order.
@@ -34,6 +35,15 @@ func newVocab(tokens []string) *vocab {
 		v.ends[r] = uint32(len(buf))
 	}
 	v.tokens = string(buf)
+	v.pairs = new([1 << 16]uint32)
+	for i := range v.pairs {
+		v.pairs[i] = noRank
+	}
+	for r, t := range tokens {
+		if len(t) == 2 {
+			v.pairs[uint16(t[0])<<8|uint16(t[1])] = uint32(r)
+		}
+	}
 	// At most 3/8 full, so that a probe sequence is short.
 	v.slots = make([]uint64, 1<<bits.Len(uint(len(tokens)*8/3)))
 	mask := uint64(len(v.slots) - 1)
@@ -95,6 +105,9 @@ func (v *vocab) token(r uint32) string {
 
 // rank returns the rank of the token t, or noRank.
 func (v *vocab) rank(t string) uint32 {
+	if len(t) == 2 {
+		return v.pairs[uint16(t[0])<<8|uint16(t[1])]
+	}
 	h := hash(t, v.seed)
 	mask := uint64(len(v.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {

@@ -99,9 +99,13 @@ type splitter struct{ cls *[tabled]uint8 }
 
 // at returns the classes of the rune at s[i] and its length in bytes.
 func (sp splitter) at(s string, i int) (uint8, int) {
-	if b := s[i]; b < utf8.RuneSelf {
-		return sp.cls[b], 1
+	if s[i] >= utf8.RuneSelf {
+		return sp.decode(s, i)
 	}
+	return sp.cls[s[i]], 1
+}
+
+func (sp splitter) decode(s string, i int) (uint8, int) {
 	r, w := utf8.DecodeRuneInString(s[i:])
 	if r < tabled {
 		return sp.cls[r], w
@@ -111,9 +115,6 @@ func (sp splitter) at(s string, i int) (uint8, int) {
 
 // class returns the classes of the rune at s[i].
 func (sp splitter) class(s string, i int) uint8 {
-	if b := s[i]; b < utf8.RuneSelf {
-		return sp.cls[b]
-	}
 	c, _ := sp.at(s, i)
 	return c
 }
@@ -128,7 +129,7 @@ func (sp splitter) run(s string, i int, classes uint8) int {
 			i++
 			continue
 		}
-		c, w := sp.at(s, i)
+		c, w := sp.decode(s, i)
 		if c&classes == 0 {
 			break
 		}
@@ -144,7 +145,10 @@ func (sp splitter) run(s string, i int, classes uint8) int {
 //	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func (sp splitter) o200k(s string, i int) int {
-	c, w := sp.at(s, i)
+	c, w := sp.cls[s[i]], 1 // at(s, i), inlined by hand
+	if s[i] >= utf8.RuneSelf {
+		c, w = sp.decode(s, i)
+	}
 	const letter = clsUpper | clsLower
 	if c&letter != 0 || c&clsPre != 0 && i+w < len(s) && sp.class(s, i+w)&letter != 0 {
 		// The optional leading character is tried taken, then not.
@@ -189,7 +193,10 @@ func (sp splitter) cl100k(s string, i int) int {
 	if e := contraction(s, i); e > i {
 		return e
 	}
-	c, w := sp.at(s, i)
+	c, w := sp.cls[s[i]], 1 // at(s, i), inlined by hand
+	if s[i] >= utf8.RuneSelf {
+		c, w = sp.decode(s, i)
+	}
 	if c&clsL != 0 {
 		return sp.run(s, i, clsL)
 	}
