@@ -44,8 +44,8 @@ func newVocab(tokens []string) *vocab {
 			v.pairs[uint16(t[0])<<8|uint16(t[1])] = uint32(r)
 		}
 	}
-	// At most 3/8 full, so that a probe sequence is short.
-	v.slots = make([]uint64, 1<<bits.Len(uint(len(tokens)*8/3)))
+	// At most half full, so that a probe sequence is short.
+	v.slots = make([]uint64, 1<<bits.Len(uint(2*len(tokens))))
 	mask := uint64(len(v.slots) - 1)
 	for r, t := range tokens {
 		h := hash(t, v.seed)
