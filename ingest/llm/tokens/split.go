@@ -150,6 +150,26 @@ func (sp splitter) o200k(s string, i int) int {
 		c, w = sp.decode(s, i)
 	}
 	const letter = clsUpper | clsLower
+	if w == 1 && c&(clsPre|letter) != 0 {
+		// ASCII all through: [A-Z]*[a-z]* after the optional character is
+		// what both word alternatives match, backtracking or not.
+		j := i
+		if c&clsPre != 0 {
+			j++
+		}
+		if j < len(s) && s[j]|0x20 >= 'a' && s[j]|0x20 <= 'z' {
+			k := j
+			for k < len(s) && s[k] >= 'A' && s[k] <= 'Z' {
+				k++
+			}
+			for k < len(s) && s[k] >= 'a' && s[k] <= 'z' {
+				k++
+			}
+			if k == len(s) || s[k] < utf8.RuneSelf {
+				return contraction(s, k)
+			}
+		}
+	}
 	if c&letter != 0 || c&clsPre != 0 && i+w < len(s) && sp.class(s, i+w)&letter != 0 {
 		// The optional leading character is tried taken, then not.
 		starts, n := [2]int{i + w, i}, 2
