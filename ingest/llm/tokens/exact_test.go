@@ -170,3 +170,26 @@ func FuzzCount(f *testing.F) {
 		checkExact(t, text)
 	})
 }
+
+func TestCountConcurrent(t *testing.T) {
+	// Counts share the vocabularies and pool their merge buffers.
+	rng := rand.New(rand.NewPCG(5, 19))
+	texts := make([]string, 64)
+	want := make([]int, len(texts))
+	for i := range texts {
+		texts[i] = randomText(rng, 50+rng.IntN(400))
+		want[i], _ = Count("gpt-4o", texts[i])
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range texts {
+				k := (i + g*16) % len(texts)
+				if n, _ := Count("gpt-4o", texts[k]); n != want[k] {
+					t.Errorf("%q: %d, alone %d", texts[k], n, want[k])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
