@@ -101,7 +101,7 @@ func TestExactCases(t *testing.T) {
 		`{"id": 1, "name": "x", "tags": ["a", "b"]}`,
 		"func main() {\n\tfmt.Println(\"hi\")\n}\n",
 		strings.Repeat("a", 300), strings.Repeat("ab", 200), strings.Repeat(" ", 200), strings.Repeat("中", 100),
-		strings.Repeat("-", 130), strings.Repeat("Zz9", 100), strings.Repeat("\n \n", 40),
+		strings.Repeat("-", 130), strings.Repeat("Zz9", 100), strings.Repeat("\n \n", 40), strings.Repeat(" \r\n\t", 50) + "x",
 	} {
 		checkExact(t, text)
 	}

@@ -309,17 +309,24 @@ func lineEndsOrSlashes(s string) int {
 
 // spaces matches \s*[\r\n]+|\s+(?!\S)|\s+ at s[i], or returns -1.
 func (sp splitter) spaces(s string, i int) int {
-	e := sp.run(s, i, clsSpace)
-	if e == i {
-		return -1
-	}
 	// \s*[\r\n]+: the compiled regexp backtracks \s* to the first \r or \n
 	// of the run, not to the last as a backtracking engine would, so
-	// "\n \n" is two pieces, "\n" and " \n".
-	for j := i; j < e; j++ {
-		if s[j] == '\r' || s[j] == '\n' {
-			return j + lineEnds(s[j:e])
+	// "\n \n" is two pieces, "\n" and " \n". The scan stops there too: the
+	// regexp reads to the end of the run for every piece, quadratic in a
+	// run of " \n".
+	e := i
+	for e < len(s) {
+		if s[e] == '\r' || s[e] == '\n' {
+			return e + lineEnds(s[e:])
 		}
+		c, w := sp.at(s, e)
+		if c&clsSpace == 0 {
+			break
+		}
+		e += w
+	}
+	if e == i {
+		return -1
 	}
 	if e == len(s) {
 		return e
