@@ -105,6 +105,16 @@ func TestExactCases(t *testing.T) {
 	} {
 		checkExact(t, text)
 	}
+	// Every ASCII byte alone, after a letter, and before one.
+	var all, between strings.Builder
+	for b := range byte(utf8.RuneSelf) {
+		all.WriteByte(b)
+		between.WriteString("x")
+		between.WriteByte(b)
+		between.WriteString("y 1")
+	}
+	checkExact(t, all.String())
+	checkExact(t, between.String())
 }
 
 // scripts are the alphabets random texts are drawn from.
