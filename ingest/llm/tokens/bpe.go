@@ -22,32 +22,20 @@ type vocab struct {
 	pairs  *[1 << 16]uint32 // ranks of two-byte tokens, which BPE looks up most
 }
 
-// newVocab indexes tokens, which are in rank order.
-func newVocab(tokens []string) *vocab {
-	v := &vocab{ends: make([]uint32, len(tokens)), seed: rand.Uint64()}
-	size := 0
-	for _, t := range tokens {
-		size += len(t)
-	}
-	buf := make([]byte, 0, size)
-	for r, t := range tokens {
-		buf = append(buf, t...)
-		v.ends[r] = uint32(len(buf))
-	}
-	v.tokens = string(buf)
-	v.pairs = new([1 << 16]uint32)
+// newVocab indexes tokens, where token r ends at ends[r].
+func newVocab(tokens string, ends []uint32) *vocab {
+	v := &vocab{tokens: tokens, ends: ends, seed: rand.Uint64(), pairs: new([1 << 16]uint32)}
 	for i := range v.pairs {
 		v.pairs[i] = noRank
 	}
-	for r, t := range tokens {
-		if len(t) == 2 {
-			v.pairs[uint16(t[0])<<8|uint16(t[1])] = uint32(r)
-		}
-	}
 	// At most half full, so that a probe sequence is short.
-	v.slots = make([]uint64, 1<<bits.Len(uint(2*len(tokens))))
+	v.slots = make([]uint64, 1<<bits.Len(uint(2*len(ends))))
 	mask := uint64(len(v.slots) - 1)
-	for r, t := range tokens {
+	for r := range uint32(len(ends)) {
+		t := v.token(r)
+		if len(t) == 2 {
+			v.pairs[uint16(t[0])<<8|uint16(t[1])] = r
+		}
 		h := hash(t, v.seed)
 		i := h & mask
 		for v.slots[i] != 0 {

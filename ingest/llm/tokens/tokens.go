@@ -41,15 +41,18 @@ var (
 func newEncoding(c *codec.Codec, o200k bool) *encoding {
 	// The codec keeps its vocabulary unexported; Decode reads it out one ID
 	// at a time. IDs run from 0 without gaps (TestVocabSizes).
-	var tokens []string
-	for id := uint(0); ; id++ {
-		t, err := c.Decode([]uint{id})
+	var tokens []byte
+	var ends []uint32
+	id := []uint{0}
+	for ; ; id[0]++ {
+		t, err := c.Decode(id)
 		if err != nil {
 			break
 		}
-		tokens = append(tokens, t)
+		tokens = append(tokens, t...)
+		ends = append(ends, uint32(len(tokens)))
 	}
-	return &encoding{vocab: newVocab(tokens), o200k: o200k}
+	return &encoding{vocab: newVocab(string(tokens), ends), o200k: o200k}
 }
 
 // count returns the number of tokens of text.
