@@ -12,8 +12,8 @@ import (
 const noRank = math.MaxUint32
 
 // vocab maps a token's bytes to its rank, which is also its ID, in an
-// open-addressed table: a few MB where a map[string]uint would take tens,
-// and a lookup compares a hash tag before it touches the token's bytes.
+// open-addressed table over one string of every token's bytes; a lookup
+// compares a hash tag before it touches a token's bytes.
 type vocab struct {
 	tokens string   // every token, in rank order
 	ends   []uint32 // ends[r] is where token r ends in tokens
@@ -114,8 +114,8 @@ func (v *vocab) rank(t string) uint32 {
 // count returns the number of tokens byte-pair encoding makes of piece:
 // the pair of adjacent parts that is the lowest-ranked token merges first,
 // the leftmost among equals, until no pair is a token. A piece that is a
-// token, as most words are, needs only the one lookup; bufs is fetched for
-// the others.
+// token, as most words are, needs only the one lookup; *bufs is fetched
+// from the pool for the first long piece.
 func (v *vocab) count(piece string, bufs **buffers) int {
 	if len(piece) == 1 || v.rank(piece) != noRank {
 		return 1
