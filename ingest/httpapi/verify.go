@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/governance-gateway/gateway/governance"
+	"github.com/governance-gateway/gateway/ingest/llm/tokens"
 	"github.com/governance-gateway/gateway/query"
 	"github.com/governance-gateway/gateway/schemas"
 )
@@ -159,11 +160,18 @@ func (s *Server) postVerify(c echo.Context) error {
 		}
 		return unavailable("cannot load the application's policy right now; retry", err)
 	}
+	// Verify is billed by tokens (spec section 1: 90 USD per 1,000,000) but
+	// no LLM reports any usage: the gateway counts the texts it checked,
+	// beside the policy so that a long text adds no latency of its own.
+	usage := make(chan verifyUsage, 1)
+	go func() { usage <- countVerifyUsage(model, prompt, answer, tool) }()
 	dec := pol.Verify(governance.Input{Prompt: prompt, Answer: answer, ToolResult: tool})
+	u := <-usage
 
 	finished := s.now()
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: decisionTrace(dec, s.newID(), start, finished)}
 	tr := &env.Trace
+	tr.PromptTokens, tr.CompletionTokens, tr.TotalTokens = u.prompt, u.completion, u.prompt+u.completion
 	tr.Provider, tr.Model = provider, model
 	tr.UseCase, tr.TeamID, tr.IntegrationID, tr.EndUserID, tr.SessionID = dims[0], dims[1], dims[2], dims[3], dims[4]
 	s.stamp(&env, app, finished)
@@ -175,6 +183,20 @@ func (s *Server) postVerify(c echo.Context) error {
 		Governance: dec.Governance, MismatchType: dec.MismatchType, PolicyHits: nonNil(dec.Findings),
 		Explanation: dec.Explanation, Reasons: chatReasons(dec.Reasons), RiskScore: dec.RiskScore,
 	})
+}
+
+// verifyUsage is what a Verify request is billed for: prompt_tokens the
+// prompt and tool_result (the input the answer was produced from), and
+// completion_tokens the answer, each as sent.
+type verifyUsage struct{ prompt, completion int64 }
+
+// countVerifyUsage counts with the request model's tokenizer (o200k_base
+// for a model without a known one, as the proxy does).
+func countVerifyUsage(model, prompt, answer, tool string) verifyUsage {
+	p, _ := tokens.Count(model, prompt)
+	t, _ := tokens.Count(model, tool)
+	a, _ := tokens.Count(model, answer)
+	return verifyUsage{prompt: int64(p + t), completion: int64(a)}
 }
 
 func nonNil(f []governance.Finding) []governance.Finding {
@@ -196,7 +218,8 @@ func decisionTrace(dec governance.Decision, requestID string, start, finished ti
 		Status: statusOf(dec.Governance), FinalDecision: string(dec.Governance), RiskScore: &risk,
 		PolicyHits: policyHits(dec.Findings), Prompt: dec.RecordPrompt, Answer: dec.Answer,
 	}
-	meta := map[string]any{"mismatch_type": dec.MismatchType, "answer_changed": dec.AnswerChanged}
+	meta := map[string]any{"mismatch_type": dec.MismatchType, "answer_changed": dec.AnswerChanged,
+		"usage_source": usageCounted["usage_source"]}
 	if dec.Stage != "" {
 		meta["stage"] = dec.Stage
 	}

@@ -95,6 +95,34 @@ func TestVerifyBlockedSecretNotRecorded(t *testing.T) {
 	require.Equal(t, "use key [SECRET], mail bob@example.com", tr.Prompt)
 }
 
+// TestVerifyUsageCounted: Verify is billed by tokens, so its trace carries
+// the gateway's count of the texts as sent: prompt and tool_result as
+// prompt_tokens, the answer (before any rewrite) as completion_tokens.
+func TestVerifyUsageCounted(t *testing.T) {
+	e := newEnv(t)
+	app := e.verifyApp(e.signup("u@example.com"))
+	for _, tc := range []struct {
+		name                     string
+		body                     map[string]any
+		prompt, completion, want int64
+	}{
+		{"all texts", map[string]any{"model": "gpt-4o", "prompt": "one two three", "tool_result": "one two", "answer": "one"}, 5, 1, 6},
+		{"no model: o200k_base", map[string]any{"prompt": "one two three", "answer": "one two"}, 3, 2, 5},
+		{"answer only", map[string]any{"answer": "one two three"}, 0, 3, 3},
+		{"rewritten answer counted as sent", map[string]any{"model": "gpt-4o", "answer": "Write to jane.doe@example.com."}, 0, 8, 8}, // "Write to [EMAIL]." is 5
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.log.reset()
+			r := e.postVerify(app.Key, tc.body)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			tr := e.log.all()[0].Trace
+			require.Equal(t, []int64{tc.prompt, tc.completion, tc.want}, []int64{tr.PromptTokens, tr.CompletionTokens, tr.TotalTokens})
+			require.Contains(t, string(tr.Metadata), `"usage_source":"gateway_tokenizer"`)
+			require.Nil(t, tr.CostUSD, "no LLM was called: the usage is priced by billing, not as an LLM cost")
+		})
+	}
+}
+
 func TestVerifyHeadersRecorded(t *testing.T) {
 	e := newEnv(t)
 	app := e.verifyApp(e.signup("h@example.com"))
