@@ -27,6 +27,7 @@ import (
 	"github.com/governance-gateway/gateway/ingest/llm/bedrock"
 	"github.com/governance-gateway/gateway/ingest/llm/llmfake"
 	"github.com/governance-gateway/gateway/ingest/llm/openai"
+	"github.com/governance-gateway/gateway/ingest/llm/tokens"
 	"github.com/governance-gateway/gateway/ingest/llm/vertex"
 	"github.com/governance-gateway/gateway/processors/analyse"
 	"github.com/governance-gateway/gateway/processors/lake"
@@ -127,6 +128,9 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	gov := governance.New()
 	if err := governance.Preload(); err != nil {
 		return err
+	}
+	if runAPI {
+		tokens.Preload()
 	}
 	if cfg.Demo && runAPI && cfg.ProviderURLs[llm.OpenAI] == "" && cfg.ProviderKeys[llm.OpenAI] == "" {
 		// The demo needs no vendor key: Full Control talks to the built-in
