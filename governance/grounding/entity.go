@@ -55,6 +55,11 @@ func (s *state) entitySwap(answer, source string, known bool) (Evidence, bool) {
 			for i < len(aw) && !aw[i].name {
 				i++
 			}
+			// No name inside the sentence: its first word, if new and
+			// capitalised, may be one (swapIn asks whether it is).
+			if i == len(aw) && initialTok(answer, &aw[0]) {
+				i = 0
+			}
 		}
 		if i == len(aw) {
 			continue
@@ -155,8 +160,14 @@ func (s *state) swapIn(answer, source string, aw []tok, best *sentence, w0, w1, 
 			s.mark[t.id] = s.stamp
 		}
 	}
+	// The answer's run opens its sentence: its capital may say nothing.
+	aInit := w0+r0 == 0 && sentenceStart(answer, w[r0].start)
 	for q0 := 0; q0 < len(st); q0++ {
-		if !st[q0].upper || sentenceStart(source, st[q0].start) {
+		if !st[q0].upper {
+			continue
+		}
+		sInit := sentenceStart(source, st[q0].start)
+		if sInit && q0 > 0 {
 			continue
 		}
 		// The source's run: a word the answer's statement lacks, none of
@@ -178,7 +189,17 @@ func (s *state) swapIn(answer, source string, aw []tok, best *sentence, w0, w1, 
 		if r1 < len(w) && q1 < len(st) {
 			after = anchor(&w[r1], &st[q1], answer[w[r1-1].end:w[r1].start], source[st[q1-1].end:st[q1].start])
 		}
-		if lacks && !ctx && max(before, after) > 0 && min(before, after) >= 0 && !calendarRun(source, st[q0:q1]) {
+		// A run opening its sentence stands where the other's does (both
+		// open theirs, or the source's is inside its sentence), or the
+		// statement is turned round its "is" ("Paris is the capital of
+		// France" / "The capital of France is Lyon"); either way both must
+		// read as names (namePair).
+		place := max(before, after) > 0 && min(before, after) >= 0 && (!sInit || aInit)
+		if sInit || aInit {
+			place = (place || copulaPair(answer, source, w, r0, r1, st, q0, q1)) &&
+				s.namePair(answer, source, w[r0:r1], st[q0:q1], aInit, sInit)
+		}
+		if lacks && !ctx && place && !calendarRun(source, st[q0:q1]) {
 			a := scan.Span{Start: w[r0].start, End: w[r1-1].end}
 			b := scan.Span{Start: st[q0].start, End: st[q1-1].end}
 			return Evidence{AnswerSpan: a, AnswerText: answer[a.Start:a.End], SourceSpan: &b, SourceText: source[b.Start:b.End],
@@ -316,4 +337,138 @@ func adjacent(text string, i, j int) bool {
 		}
 	}
 	return true
+}
+
+// initialTok: t opens its sentence, is capitalised with a lower-case
+// second letter (no acronym), the source lacks it, and it is no weekday
+// or month: perhaps a name, which swapIn weighs (namePair).
+func initialTok(answer string, t *tok) bool {
+	return t.upper && t.missing && t.end-t.start > 1 && answer[t.start+1] >= 'a' && answer[t.start+1] <= 'z' &&
+		sentenceStart(answer, t.start) && !calendarRun(answer, []tok{*t})
+}
+
+// initialName: an answer sentence opens with an initialTok.
+func (s *state) initialName(answer string) bool {
+	for i := range s.atoks {
+		if t := &s.atoks[i]; t.upper && initialTok(answer, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// How a word is written in the answer and the source (state.caseSeen).
+const (
+	caseLower = 1 << iota // lower-case somewhere
+	caseMid               // capitalised inside a sentence somewhere
+)
+
+// caseOf returns how the answer and the source write word id, indexing
+// both texts' tokens on first use in a Check (one pass).
+func (s *state) caseOf(answer string, id int32) uint8 {
+	if !s.caseOK {
+		s.caseOK = true
+		n := s.words.len()
+		if cap(s.caseSeen) < n {
+			s.caseSeen = make([]uint8, n, n+n/4)
+		}
+		s.caseSeen = s.caseSeen[:n]
+		clear(s.caseSeen)
+		for _, side := range [2]struct {
+			text string
+			toks []tok
+		}{{answer, s.atoks}, {s.source, s.stoks}} {
+			for _, t := range side.toks {
+				switch {
+				case !t.upper:
+					s.caseSeen[t.id] |= caseLower
+				case !sentenceStart(side.text, t.start):
+					s.caseSeen[t.id] |= caseMid
+				}
+			}
+		}
+	}
+	if id < 0 || int(id) >= len(s.caseSeen) {
+		return 0
+	}
+	return s.caseSeen[id]
+}
+
+// namePair: the answer's run a and the source's run b, one of which
+// opens its sentence (aInit, bInit), read as names. A run is clearly a
+// name inside a sentence, of two words or more, or written capitalised
+// inside a sentence elsewhere, or a word the lexicon lacks; it may be a
+// name when it is never written lower-case and the lexicon has it as a
+// noun only ("Lyon", not "Revenue" when "revenue" comes later, not
+// "Profit", a verb too). Each run is a name or may be one, unless the
+// other is clearly one ("Google acquired" / "Microsoft acquired").
+func (s *state) namePair(answer, source string, a, b []tok, aInit, bInit bool) bool {
+	ac, am := s.nameLike(answer, a, aInit)
+	bc, bm := s.nameLike(source, b, bInit)
+	return (am || bc) && (bm || ac)
+}
+
+// nameLike returns whether run (of text) is clearly a name and whether it
+// may be one (namePair).
+func (s *state) nameLike(text string, run []tok, init bool) (clear, may bool) {
+	if !init || len(run) > 1 {
+		return true, true
+	}
+	t := &run[0]
+	c := s.caseOf(text, t.id)
+	if c&caseMid != 0 {
+		return true, true
+	}
+	if c&caseLower != 0 {
+		return false, false
+	}
+	l := lex()
+	var buf [40]byte
+	w := lowerASCII(text, t.start, t.end, buf[:])
+	if l == nil || w == nil {
+		return true, true
+	}
+	var lb [8]int32
+	lemmas := l.baseForms(w, lb[:0])
+	if len(lemmas) == 0 {
+		return true, true
+	}
+	for _, id := range lemmas {
+		if l.pos[id] != 1 {
+			return false, false
+		}
+	}
+	return false, true
+}
+
+// copulaPair: the statement is turned round its "is": one run opens its
+// statement before "is" or "was" (articles aside), the other closes its
+// statement after one, the word after the first run is the other
+// statement's first, and the word before the second run is the first
+// statement's last ("Paris is the capital of France" / "The capital of
+// France is Lyon").
+func copulaPair(answer, source string, w []tok, r0, r1 int, st []tok, q0, q1 int) bool {
+	switch {
+	case r0 == 0 && r1 < len(w) && q0 > 0 && q1 == len(st):
+		return w[r1].id == st[0].id && w[len(w)-1].id == st[q0-1].id &&
+			copulaGap(answer[w[r1-1].end:w[r1].start]) && copulaGap(source[st[q0-1].end:st[q0].start])
+	case q0 == 0 && q1 < len(st) && r0 > 0 && r1 == len(w):
+		return st[q1].id == w[0].id && st[len(st)-1].id == w[r0-1].id &&
+			copulaGap(source[st[q1-1].end:st[q1].start]) && copulaGap(answer[w[r0-1].end:w[r0].start])
+	}
+	return false
+}
+
+// copulaGap: g's only word, articles aside, is "is" or "was", and it holds
+// no clause break.
+func copulaGap(g string) bool {
+	if clauseGap(g) {
+		return false
+	}
+	w, i := gapWord(g, 0)
+	if !strings.EqualFold(w, "is") && !strings.EqualFold(w, "was") {
+		return false
+	}
+	w, _ = gapWord(g, i)
+	return w == ""
 }

@@ -103,7 +103,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK = false, false, false, false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK, st.caseOK = false, false, false, false, false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -289,7 +289,7 @@ func (c *Checker) Check(answer, source string) Result {
 	if names := st.missingNames(answer); (!nameOnly || names > 0) && missing > 0 {
 		// Not a new claim but a changed one: the name replaces the source's
 		// in the same statement.
-		if names > 0 {
+		if names > 0 || st.initialName(answer) {
 			if e, ok := st.entitySwap(answer, source, false); ok {
 				return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
 			}
@@ -456,6 +456,11 @@ type state struct {
 	aspans          []scan.Span // the answer's sentences
 
 	lex lexState // word meaning (lexcheck.go)
+
+	// entity.go: per word id, how the answer and the source write it
+	// (caseLower, caseMid), made on first use in a Check.
+	caseSeen []uint8
+	caseOK   bool
 
 	// affix.go, order.go: the source and the answer with ASCII letters
 	// lowered (same offsets), made on first use in a Check; the source
