@@ -27,7 +27,42 @@ func TestEntitySwap(t *testing.T) {
 			"The capital of France is Lyon.", Contradiction, "Lyon", "Paris"},
 		{"person from another sentence", "The ceremony was chaired by Isabelle Mergault. The film starred François Cluzet.",
 			"The ceremony was chaired by François Cluzet.", Contradiction, "François Cluzet", "Isabelle Mergault"},
+		// A name opening the sentence, where the source's opens its own or
+		// stands inside it before the same word.
+		{"place at the start", "Paris is the capital of France. It has 2 million inhabitants.",
+			"Lyon is the capital of France.", Contradiction, "Lyon", "Paris"},
+		{"organisation at the start", "Microsoft acquired GitHub in 2018 for 7.5 billion dollars.",
+			"Google acquired GitHub in 2018.", Contradiction, "Google", "Microsoft"},
+		{"organisation at the start, the source's inside", "In 2018, Microsoft acquired GitHub for 7.5 billion dollars.",
+			"Google acquired GitHub in 2018.", Contradiction, "Google", "Microsoft"},
+		{"company at the start", "Globex signed the supply contract last week.",
+			"Initech signed the supply contract last week.", Contradiction, "Initech", "Globex"},
+		{"person at the start", "Maria Lopez approved the refund on Tuesday after a review.",
+			"John Smith approved the refund on Tuesday after a review.", Contradiction, "John Smith", "Maria Lopez"},
+		{"one-word person at the start", "Einstein was the first director of the institute.",
+			"Bohr was the first director of the institute.", Contradiction, "Bohr", "Einstein"},
+		// The statement turned round its "is".
+		{"copula turned", "Paris is the capital of France. It has 2 million inhabitants.",
+			"The capital of France is Lyon.", Contradiction, "Lyon", "Paris"},
+		{"copula turned back", "The capital of France is Paris.", "Lyon is the capital of France.", Contradiction, "Lyon", "Paris"},
+		{"copula turned, person", "The president of the jury was François Cluzet.",
+			"Isabelle Mergault was the president of the jury.", Contradiction, "Isabelle Mergault", "François Cluzet"},
 		// Faithful paraphrases: the same names, nothing new.
+		{"passive", "GitHub was acquired by Microsoft in 2018.", "Microsoft acquired GitHub in 2018.", None, "", ""},
+		{"fronted year", "Microsoft acquired GitHub in 2018 for 7.5 billion dollars.", "In 2018, Microsoft acquired GitHub.", None, "", ""},
+		// A new connective opening the sentence where the source has
+		// another: new words, no swapped name.
+		{"However first", "Meanwhile, Microsoft acquired GitHub in 2018.", "However, Microsoft acquired GitHub in 2018.", Unsupported, "", ""},
+		{"However first, same statement", "However, Microsoft acquired GitHub in 2018.", "Microsoft acquired GitHub in 2018.", None, "", ""},
+		{"Today first", "The company signed the supply contract with Globex today.", "Today the company signed the supply contract with Globex.", None, "", ""},
+		{"The first", "Paris is the capital of France.", "The capital of France is Paris.", None, "", ""},
+		// An ordinary word opening a sentence is no name: "Revenue" is
+		// written lower-case later, "Profit" is a verb too.
+		{"common word at the start", "Profit fell sharply in the second quarter.",
+			"Revenue fell sharply in the second quarter, and revenue growth stalled.", Unsupported, "", ""},
+		// A new name at the start with no counterpart in the source statement.
+		{"extra name at the start", "GitHub was acquired in 2018 for 7.5 billion dollars.",
+			"Google acquired GitHub in 2018.", Unsupported, "", ""},
 		{"paraphrase", "The capital of France is Paris.", "Paris is the capital of France.", None, "", ""},
 		{"paraphrase person", "The refund was approved by Maria Lopez on Tuesday after a review.",
 			"After a review, Maria Lopez approved the refund on Tuesday.", None, "", ""},
