@@ -833,6 +833,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// The same with a name the source has in another sentence
 		// (unalignedName, then the sentence's alignment reused).
 		{"entity-known", "the mayor met Lyon. ", "the mayor met city Paris. Lyon rests. "},
+		// A new capitalised word opening each answer sentence, where each
+		// source sentence opens with another, beside another word
+		// (entitySwap's sentence-initial names: aligned, then refused).
+		{"entity-initial", "Lyon met the mayor. ", "Paris quietly met the mayor. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
