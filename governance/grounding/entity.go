@@ -57,7 +57,7 @@ func (s *state) entitySwap(answer, source string, known bool) (Evidence, bool) {
 			}
 			// No name inside the sentence: its first word, if new and
 			// capitalised, may be one (swapIn asks whether it is).
-			if i == len(aw) && initialTok(answer, &aw[0]) {
+			if i == len(aw) && i > 0 && initialTok(answer, &aw[0]) {
 				i = 0
 			}
 		}
