@@ -290,6 +290,11 @@ func (s *state) unalignedName(answer string, aw []tok) (int, *sentence) {
 		}
 		names = names || nameTok(answer, aw, i)
 	}
+	// Or its first word, capitalised and never written lower-case
+	// (namePair weighs it once a counterpart is found).
+	init := len(aw) > 1 && aw[0].upper && sentenceStart(answer, aw[0].start) && !calendarRun(answer, aw[:1]) &&
+		s.caseOf(answer, aw[0].id)&caseLower == 0
+	names = names || init
 	if !names {
 		return len(aw), nil
 	}
@@ -302,7 +307,7 @@ func (s *state) unalignedName(answer string, aw []tok) (int, *sentence) {
 		s.mark[id] = s.stamp
 	}
 	for i := range aw {
-		if s.mark[aw[i].id] != s.stamp && nameTok(answer, aw, i) {
+		if s.mark[aw[i].id] != s.stamp && (nameTok(answer, aw, i) || i == 0 && init) {
 			return i, best
 		}
 	}
