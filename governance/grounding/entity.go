@@ -87,11 +87,24 @@ func (s *state) entitySwap(answer, source string, known bool) (Evidence, bool) {
 		for w1 < len(aw) && aw[w1].start < sp.Start+c1 {
 			w1++
 		}
-		if w1-w0 == len(aw) {
-			continue
+		if w1-w0 < len(aw) {
+			if e, ok := s.swapIn(answer, source, aw, nil, w0, w1, r0, r1); ok {
+				return e, true
+			}
 		}
-		if e, ok := s.swapIn(answer, source, aw, nil, w0, w1, r0, r1); ok {
-			return e, true
+		// An apposition states the name's statement: "Lyon, the capital of
+		// France, has ..." says "Lyon is the capital of France".
+		if r1 < len(aw) && apposGap(answer[aw[r1-1].end:aw[r1].start]) {
+			e := sp.Start + clauseEnd(text, aw[r1].start-sp.Start)
+			w1 = r1
+			for w1 < len(aw) && aw[w1].start < e {
+				w1++
+			}
+			if w1 < len(aw) || r0 > 0 {
+				if e, ok := s.swapIn(answer, source, aw, nil, r0, w1, r0, r1); ok {
+					return e, true
+				}
+			}
 		}
 	}
 	return Evidence{}, false
@@ -187,7 +200,11 @@ func (s *state) swapIn(answer, source string, aw []tok, best *sentence, w0, w1, 
 			before = anchor(&w[r0-1], &st[q0-1], answer[w[r0-1].end:w[r0].start], source[st[q0-1].end:st[q0].start])
 		}
 		if r1 < len(w) && q1 < len(st) {
-			after = anchor(&w[r1], &st[q1], answer[w[r1-1].end:w[r1].start], source[st[q1-1].end:st[q1].start])
+			ag, sg := answer[w[r1-1].end:w[r1].start], source[st[q1-1].end:st[q1].start]
+			after = anchor(&w[r1], &st[q1], ag, sg)
+			if after < 0 && w[r1].id == st[q1].id && (apposGap(ag) && copulaGap(sg) || copulaGap(ag) && apposGap(sg)) {
+				after = 1 // "Lyon, the capital" / "Paris is the capital"
+			}
 		}
 		// A run opening its sentence stands where the other's does (both
 		// open theirs, or the source's is inside its sentence), or the
@@ -455,11 +472,13 @@ func (s *state) nameLike(text string, run []tok, init bool) (clear, may bool) {
 func copulaPair(answer, source string, w []tok, r0, r1 int, st []tok, q0, q1 int) bool {
 	switch {
 	case r0 == 0 && r1 < len(w) && q0 > 0 && q1 == len(st):
+		ag := answer[w[r1-1].end:w[r1].start]
 		return w[r1].id == st[0].id && w[len(w)-1].id == st[q0-1].id &&
-			copulaGap(answer[w[r1-1].end:w[r1].start]) && copulaGap(source[st[q0-1].end:st[q0].start])
+			(copulaGap(ag) || apposGap(ag)) && copulaGap(source[st[q0-1].end:st[q0].start])
 	case q0 == 0 && q1 < len(st) && r0 > 0 && r1 == len(w):
+		sg := source[st[q1-1].end:st[q1].start]
 		return st[q1].id == w[0].id && st[len(st)-1].id == w[r0-1].id &&
-			copulaGap(source[st[q1-1].end:st[q1].start]) && copulaGap(answer[w[r0-1].end:w[r0].start])
+			(copulaGap(sg) || apposGap(sg)) && copulaGap(answer[w[r0-1].end:w[r0].start])
 	}
 	return false
 }
@@ -476,4 +495,15 @@ func copulaGap(g string) bool {
 	}
 	w, _ = gapWord(g, i)
 	return w == ""
+}
+
+// apposGap: g is a comma and an article, an apposition's opening
+// ("Lyon, the capital of France").
+func apposGap(g string) bool {
+	g = strings.TrimSpace(g)
+	if len(g) < 2 || g[0] != ',' {
+		return false
+	}
+	g = strings.TrimSpace(g[1:])
+	return strings.EqualFold(g, "the") || strings.EqualFold(g, "a") || strings.EqualFold(g, "an")
 }

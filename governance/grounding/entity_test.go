@@ -47,6 +47,20 @@ func TestEntitySwap(t *testing.T) {
 		{"copula turned back", "The capital of France is Paris.", "Lyon is the capital of France.", Contradiction, "Lyon", "Paris"},
 		{"copula turned, person", "The president of the jury was François Cluzet.",
 			"Isabelle Mergault was the president of the jury.", Contradiction, "Isabelle Mergault", "François Cluzet"},
+		// The answer's opening name is in the source, in another statement.
+		{"place at the start from another sentence", "Paris is the capital of France. Lyon is known for its food.",
+			"Lyon is the capital of France.", Contradiction, "Lyon", "Paris"},
+		{"organisation at the start from another sentence", "Google acquired GitHub in 2018. Microsoft bought LinkedIn.",
+			"Microsoft acquired GitHub in 2018.", Contradiction, "Microsoft", "Google"},
+		// An apposition states what "is" does.
+		{"apposition in the answer", "Paris is the capital of France.",
+			"Lyon, the capital of France, is a large city.", Contradiction, "Lyon", "Paris"},
+		{"apposition in the answer, copula turned", "The capital of France is Paris.",
+			"Lyon, the capital of France, is a large city.", Contradiction, "Lyon", "Paris"},
+		{"apposition in the source", "Paris, the capital of France, has 2 million inhabitants.",
+			"Lyon is the capital of France.", Contradiction, "Lyon", "Paris"},
+		{"apposition paraphrase", "Paris is the capital of France. It is a large city.",
+			"Paris, the capital of France, is a large city.", None, "", ""},
 		// Faithful paraphrases: the same names, nothing new.
 		{"passive", "GitHub was acquired by Microsoft in 2018.", "Microsoft acquired GitHub in 2018.", None, "", ""},
 		{"fronted year", "Microsoft acquired GitHub in 2018 for 7.5 billion dollars.", "In 2018, Microsoft acquired GitHub.", None, "", ""},
