@@ -420,47 +420,61 @@ func (s *state) caseOf(answer string, id int32) uint8 {
 // opens its sentence (aInit, bInit), read as names. A run is clearly a
 // name inside a sentence, of two words or more, or written capitalised
 // inside a sentence elsewhere, or a word the lexicon lacks; it may be a
-// name when it is never written lower-case and the lexicon has it as a
-// noun only ("Lyon", not "Revenue" when "revenue" comes later, not
-// "Profit", a verb too). Each run is a name or may be one, unless the
-// other is clearly one ("Google acquired" / "Microsoft acquired").
+// name when it is never written lower-case and is itself a lexicon
+// lemma, a noun only ("Lyon"; not "Revenue" when "revenue" comes later,
+// not "Profit", a verb too, nor "Customers", a plural). Each run is a name
+// or may be one, unless the other is clearly one ("Google acquired" /
+// "Microsoft acquired"); two that only may be share no sense ("Customer"
+// / "Client").
 func (s *state) namePair(answer, source string, a, b []tok, aInit, bInit bool) bool {
-	ac, am := s.nameLike(answer, a, aInit)
-	bc, bm := s.nameLike(source, b, bInit)
-	return (am || bc) && (bm || ac)
+	ac, am, al := s.nameLike(answer, a, aInit)
+	bc, bm, bl := s.nameLike(source, b, bInit)
+	if !(am || bc) || !(bm || ac) {
+		return false
+	}
+	if ac || bc {
+		return true
+	}
+	l := lex()
+	bs := l.sensesOf(bl)
+	for _, x := range l.sensesOf(al) {
+		if containsID(bs, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // nameLike returns whether run (of text) is clearly a name and whether it
-// may be one (namePair).
-func (s *state) nameLike(text string, run []tok, init bool) (clear, may bool) {
+// may be one (namePair), and then its lemma when it is not clearly one.
+func (s *state) nameLike(text string, run []tok, init bool) (clear, may bool, lemma int32) {
 	if !init || len(run) > 1 {
-		return true, true
+		return true, true, -1
 	}
 	t := &run[0]
 	c := s.caseOf(text, t.id)
 	if c&caseMid != 0 {
-		return true, true
+		return true, true, -1
 	}
 	if c&caseLower != 0 {
-		return false, false
+		return false, false, -1
 	}
 	l := lex()
 	var buf [40]byte
 	w := lowerASCII(text, t.start, t.end, buf[:])
 	if l == nil || w == nil {
-		return true, true
+		return true, true, -1
 	}
 	var lb [8]int32
 	lemmas := l.baseForms(w, lb[:0])
 	if len(lemmas) == 0 {
-		return true, true
+		return true, true, -1
 	}
-	for _, id := range lemmas {
-		if l.pos[id] != 1 {
-			return false, false
-		}
+	id := l.lemmas.find(w)
+	if id < 0 || len(lemmas) > 1 || l.pos[id] != 1 {
+		return false, false, -1
 	}
-	return false, true
+	return false, true, id
 }
 
 // copulaPair: the statement is turned round its "is": one run opens its

@@ -74,6 +74,11 @@ func TestEntitySwap(t *testing.T) {
 		// written lower-case later, "Profit" is a verb too.
 		{"common word at the start", "Profit fell sharply in the second quarter.",
 			"Revenue fell sharply in the second quarter, and revenue growth stalled.", Unsupported, "", ""},
+		// Common nouns opening both sentences: a plural, or two words of one
+		// sense, are no names.
+		{"plural noun at the start", "Clients can reset their passwords online.",
+			"Customers can reset their passwords online.", Unsupported, "", ""},
+		{"synonym at the start", "Client support handles refunds.", "Customer support handles refunds.", Unsupported, "", ""},
 		// A new name at the start with no counterpart in the source statement.
 		{"extra name at the start", "GitHub was acquired in 2018 for 7.5 billion dollars.",
 			"Google acquired GitHub in 2018.", Unsupported, "", ""},
