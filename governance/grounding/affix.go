@@ -277,7 +277,15 @@ func (s *state) oppositeIn(w string) (string, int) {
 			return "", -1
 		}
 		if at := s.compoundAt(bytesString(o)); at >= 0 {
-			return string(o), at
+			// The source's compound as it stands: compoundAt also takes it
+			// with or without a plural "s", so o may be a byte longer than
+			// the source's (and run past the source's end).
+			ls := s.lowerSource()
+			j := at
+			for j < len(ls) && compoundByte(ls[j]) {
+				j++
+			}
+			return ls[at:j], at
 		}
 		return "", -1
 	}
