@@ -50,7 +50,7 @@ func TestOnePassMatchesPerKeyword(t *testing.T) {
 			// Each span covers original bytes that normalise to a keyword.
 			phrases := map[string]bool{}
 			for _, k := range set.keywords {
-				phrases[k.phrase] = true
+				phrases[k] = true
 			}
 			for _, h := range hits {
 				for _, sp := range h.Spans {

@@ -32,15 +32,6 @@ type Spec struct {
 // MaxTotalPatternBytes bounds the compiled size of one application's rules.
 const MaxTotalPatternBytes = 64 << 10
 
-// keyword is one distinct folded phrase of the rule set; a phrase given
-// twice (in one rule, or in several, or differing only in case or
-// separators) is searched once. Its duplicates would each add the same
-// spans again: 20,000 copies of "a" on "a a a ..." were 2.6 billion spans
-// per 256 KiB field, an out-of-memory crash for every tenant.
-type keyword struct {
-	phrase string
-}
-
 type compiledRule struct {
 	policy, placeholder string
 	sev                 scan.Severity
@@ -55,8 +46,14 @@ type compiledRule struct {
 
 // Set is a compiled rule set; safe for concurrent use.
 type Set struct {
-	rules    []compiledRule
-	keywords []keyword
+	rules []compiledRule
+	// keywords are the rule set's distinct folded phrases (Phrase): a
+	// phrase given twice (in one rule, or in several, or differing only in
+	// case or separators) is searched once. Its duplicates would each add
+	// the same spans again: 20,000 copies of "a" on "a a a ..." were 2.6
+	// billion spans per 256 KiB field, an out-of-memory crash for every
+	// tenant.
+	keywords []string
 	// ruleKw[r] are rule r's keywords, each once, in the order of their
 	// first pattern: its spans come keyword by keyword in that order.
 	ruleKw   [][]int32
@@ -128,7 +125,7 @@ func Compile(specs []Spec) (*Set, error) {
 				if !ok {
 					k = int32(len(s.keywords))
 					kwIndex[f] = k
-					s.keywords = append(s.keywords, keyword{phrase: f})
+					s.keywords = append(s.keywords, f)
 				}
 				for len(s.ruleKw) <= idx {
 					s.ruleKw = append(s.ruleKw, nil)
@@ -381,11 +378,11 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 			found := sc.found[:0]
 			for k, kw := range s.keywords {
 				for i := 0; i < len(f); {
-					j := bytes.Index(f[i:], []byte(kw.phrase))
+					j := bytes.Index(f[i:], []byte(kw))
 					if j < 0 {
 						break
 					}
-					st, en := i+j, i+j+len(kw.phrase)
+					st, en := i+j, i+j+len(kw)
 					if wholeWord(f, st, en) {
 						found = append(found, kwHit{int32(k), int32(st)})
 					}
@@ -398,7 +395,7 @@ func (s *Set) Scan(text string, dst []scan.Hit) []scan.Hit {
 			sorted, off := s.byKeyword(sc)
 			for r, kws := range s.ruleKw {
 				for _, k := range kws {
-					n := len(s.keywords[k].phrase)
+					n := len(s.keywords[k])
 					for _, h := range sorted[off[k]:off[k+1]] {
 						st := int(h.start)
 						sp := scan.Span{Start: st, End: st + n}
@@ -475,7 +472,7 @@ func (s *Set) pass(a *automaton, f []byte, next []int, found []kwHit) []kwHit {
 		for _, k := range a.out[a.outOff[state]:a.outOff[state+1]] {
 			k += a.lo
 			en := i + 1
-			st := en - len(s.keywords[k].phrase)
+			st := en - len(s.keywords[k])
 			if st < next[k] {
 				continue
 			}
@@ -540,13 +537,13 @@ const maxAutomatonCells = 1 << 20
 // (scan.NewAutomaton's estimate: (bytes+1) x (distinct bytes+1)) and
 // builds one automaton per run; nil when there are no keywords, or when
 // one phrase alone does not fit (then each keyword is searched alone).
-func buildAutomata(kws []keyword, maxCells int) []*automaton {
+func buildAutomata(kws []string, maxCells int) []*automaton {
 	var out []*automaton
 	for lo := 0; lo < len(kws); {
 		var used [256]bool
 		cols, total, hi := 1, 0, lo
 		for ; hi < len(kws); hi++ {
-			p := kws[hi].phrase
+			p := kws[hi]
 			c := cols
 			var seen [256]bool
 			for i := 0; i < len(p); i++ {
@@ -573,12 +570,8 @@ func buildAutomata(kws []keyword, maxCells int) []*automaton {
 	return out
 }
 
-func buildAutomaton(kws []keyword, lo int32, maxCells int) *automaton {
-	phrases := make([]string, len(kws))
-	for i, k := range kws {
-		phrases[i] = k.phrase
-	}
-	ac, ok := scan.NewAutomaton(phrases, maxCells)
+func buildAutomaton(kws []string, lo int32, maxCells int) *automaton {
+	ac, ok := scan.NewAutomaton(kws, maxCells)
 	if !ok {
 		return nil
 	}
