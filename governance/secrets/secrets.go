@@ -294,11 +294,11 @@ func discordBotTokens(text string, dst [][]int) [][]int {
 		for st > 0 && d-st <= 27 && isAlnum(text[st-1]) {
 			st--
 		}
-		if st > 0 && (isWord(text[st-1]) || text[st-1] == '-') || !base64Digits(text[st:d]) {
+		if st > 0 && tokenByte(text[st-1]) || !base64Digits(text[st:d]) {
 			continue
 		}
 		en := d + 8
-		for en < len(text) && en-d-8 <= 38 && (isWord(text[en]) || text[en] == '-') {
+		for en < len(text) && en-d-8 <= 38 && tokenByte(text[en]) {
 			en++
 		}
 		if n := en - d - 8; n < 27 || n > 38 {
@@ -358,12 +358,15 @@ func discordGates() []string {
 
 func tokenRun(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isWord(s[i]) && s[i] != '-' {
+		if !tokenByte(s[i]) {
 			return false
 		}
 	}
 	return true
 }
+
+// tokenByte is [\w-], the bytes of a Discord token's second and third parts.
+func tokenByte(c byte) bool { return isWord(c) || c == '-' }
 
 func isAlnum(c byte) bool { return isWord(c) && c != '_' }
 
