@@ -712,7 +712,7 @@ func (s *Server) rejectChat(c echo.Context, app query.App, start time.Time, req 
 func (s *Server) chatError(c echo.Context, status int, msg, requestID string) error {
 	// An LLM error comes after up to GATEWAY_LLM_TIMEOUT and a retry: past
 	// the write deadline that started with the request.
-	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+	s.renewWriteDeadline(c)
 	useRequestID(c, requestID)
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		c.Response().Header().Set("X-Service-Request-Id", requestID)
@@ -752,7 +752,7 @@ func (s *Server) finishChat(c echo.Context, app query.App, tr schemas.Trace, res
 	resp.LatencyMs = s.now().Sub(tr.StartedAt).Milliseconds()
 	// The write deadline started with the request; the LLM calls (a retry,
 	// regenerate calls) may have outlasted it, and this answer is paid for.
-	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+	s.renewWriteDeadline(c)
 	if shaped, _ := c.Get(keyChatShape).(bool); shaped {
 		fallback := ""
 		if resp.Governance == governance.ActionBlock {

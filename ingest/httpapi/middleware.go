@@ -53,7 +53,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if errors.As(err, &ue) {
 		// Written after waiting for the upstream, which may outlast the
 		// write deadline that started with the request.
-		extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+		s.renewWriteDeadline(c)
 		_ = c.JSON(ue.status, ue.body)
 		return
 	}

@@ -433,7 +433,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 			// The trace keeps no answer on a block (queueTrace); a tool-call
 			// answer's arguments are never in the trace (it stores the content).
 			s.queueTrace(app, tr, findings, governance.ActionBlock, answer)
-			extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout) // as writeUpstream
+			s.renewWriteDeadline(c) // as writeUpstream
 			return c.JSON(http.StatusOK, blockCompletion(requestID, pr.Model, blocked, start, false))
 		}
 	}
@@ -565,7 +565,7 @@ func (s *Server) writeUpstream(c echo.Context, up *http.Response, raw []byte) er
 	// The server's write deadline runs from the request's headers: a slow
 	// upload plus the upstream's time must not cut the answer the gateway
 	// waited (and the client paid) for.
-	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
+	s.renewWriteDeadline(c)
 	return c.Blob(up.StatusCode, ct, raw)
 }
 
@@ -624,6 +624,13 @@ func copyUpstreamHeaders(dst http.Header, up *http.Response) {
 // Writers without deadlines (a test recorder) need none.
 func extendWriteDeadline(rc *http.ResponseController, d time.Duration) {
 	_ = rc.SetWriteDeadline(time.Now().Add(d))
+}
+
+// renewWriteDeadline gives the answer about to be written to c the whole
+// write timeout: it comes after waiting for an upstream or the LLM, which
+// may have outlasted the deadline that started with the request.
+func (s *Server) renewWriteDeadline(c echo.Context) {
+	extendWriteDeadline(http.NewResponseController(c.Response()), s.cfg.WriteTimeout)
 }
 
 type proxyUsage struct {
