@@ -1,11 +1,14 @@
 package eval
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/governance/injection"
 )
 
 // datasets is ../shared/datasets beside the checkout (as in CI). The
@@ -76,5 +79,33 @@ func TestWriteUndefinedRatios(t *testing.T) {
 		var b strings.Builder
 		Table{Rows: []Row{tt.row}}.Write(&b)
 		require.Contains(t, b.String(), tt.want)
+	}
+}
+
+// TestEverydayQuestions pins the shipped model's false positives on the
+// project-written everyday questions (passwords, system prompts, "forget
+// the last recipe"): before stop 20's corpus/security.jsonl it flagged 19
+// of the development file and 3 of the held-out one.
+func TestEverydayQuestions(t *testing.T) {
+	sc := injection.New()
+	for _, tc := range []struct {
+		name       string
+		text       string
+		maxFlagged int
+	}{
+		{"development", questionsDev, 10},
+		{"held out", questionsHeldOut, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var flagged []string
+			lines := strings.Split(strings.TrimSpace(tc.text), "\n")
+			require.Greater(t, len(lines), 40)
+			for _, q := range lines {
+				if p, _ := sc.Score(q); p >= injection.Threshold {
+					flagged = append(flagged, fmt.Sprintf("%.2f %s", p, q))
+				}
+			}
+			require.LessOrEqual(t, len(flagged), tc.maxFlagged, "flagged:\n%s", strings.Join(flagged, "\n"))
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	_ "embed"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -198,9 +199,35 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		row.Pass = row.FPR() <= 0.05
 		tab.Rows = append(tab.Rows, row)
 	}
-	tab.Notes = []string{"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\")."}
+	for _, q := range []struct{ label, text string }{
+		{"everyday questions on security and AI topics, development (project-written; chose stop 20's corpus lines)", questionsDev},
+		{"everyday questions on security and AI topics, held out (project-written; never used to choose)", questionsHeldOut},
+	} {
+		row := Row{Label: q.label, Target: "FPR<=0.05"}
+		for _, x := range strings.Split(strings.TrimSpace(q.text), "\n") {
+			if score, _ := sc.Score(x); score >= injection.Threshold {
+				row.FP++
+			} else {
+				row.TN++
+			}
+		}
+		row.Pass = row.FPR() <= 0.05
+		tab.Rows = append(tab.Rows, row)
+	}
+	tab.Notes = []string{
+		"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\").",
+		"Everyday questions (governance/eval/questions, one per line): benign prompts with the words attacks use (password, secret, instructions, rules, system prompt, developer mode, ignore, forget, pretend, act as), written by the project, in no training set; the development file chose the corpus lines of governance/injection/corpus/security.jsonl, the held-out file was written before that and scored once (docs/governance.md, \"Still flagged: questions about passwords in general\").",
+	}
 	return tab
 }
+
+// Everyday questions on security and AI topics, one per line.
+var (
+	//go:embed questions/dev.txt
+	questionsDev string
+	//go:embed questions/heldout.txt
+	questionsHeldOut string
+)
 
 // summEditsDomains are the SummEdits files the injection tables read.
 var summEditsDomains = []string{"samsum", "sales_email", "scitldr"}
