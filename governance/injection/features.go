@@ -3,6 +3,7 @@ package injection
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -22,7 +23,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 9 // 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+const FeatureVersion = 10 // 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -620,19 +621,19 @@ var signalREs = []struct {
 	// and b = ' instructions'").
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
-	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this) (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what (?:is|are|was|were)|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|` + extractAbove), 0},
+	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|` + extractAbove), 0},
 	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
-	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner))\b`), 0},
+	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
 	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b`), 0},
 	// Override verbs and instruction nouns in other languages, either order
 	// (object-verb languages put the verb last).
 	{"multilingual_override", []string{"ignore", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "vergiss", "vergessen", "vergesst", "oublie", "oubliez", "olvida", "olvide", "olvídate", "olvidate", "dimentica", "dimenticate", "esqueça", "esqueca", "esquece", "negeer", "vergeet", "zignoruj", "zapomnij", "abaikan", "lupakan", "unut", "unutun", "görmezden", "yok", "bỏ", "quên", "игнор", "ігнор", "забуд", "не обращай", "αγνό", "αγνο", "ξέχασε", "ξεχάστε", "忽略", "忽视", "无视", "無視", "不要理会", "무시", "잊어", "تجاهل", "انس", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"}, regexp.MustCompile(`(?:` + mlOverrideVerbs + `)[^.\n。!?]{0,60}(?:` + mlInstructionNouns + `)|(?:` + mlInstructionNouns + `)[^.\n。!?]{0,40}(?:` + mlOverrideVerbs + `)`), 0},
 	// Asking for a password, secret or system prompt in another language.
-	{"multilingual_extraction", []string{"contraseña", "contrasena", "clave", "mot", "passwort", "kennwort", "senha", "palavra", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "parola", "kata", "mật", "пароль", "секрет", "κωδικ", "パスワード", "暗証", "密码", "密碼", "口令", "비밀번호", "암호", "كلمة", "पासवर्ड", "prompt", "systemprompt", "промпт", "システムプロンプト", "系统提示", "시스템 프롬프트"}, regexp.MustCompile(`(?:` + mlRequest + `)[^.\n。!?]{0,40}(?:` + mlSecretNouns + `)|(?:` + mlSecretNouns + `)[^\n]{0,40}(?:` + mlRequest + `)`), 0},
+	{"multilingual_extraction", []string{"password", "contraseña", "contrasena", "clave", "mot", "passwort", "kennwort", "senha", "palavra", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "parola", "kata", "mật", "пароль", "секрет", "κωδικ", "パスワード", "暗証", "密码", "密碼", "口令", "비밀번호", "암호", "كلمة", "पासवर्ड", "prompt", "systemprompt", "промпт", "システムプロンプト", "系统提示", "시스템 프롬프트"}, regexp.MustCompile(`(?:` + mlRequest + `)[^.\n。!?]{0,40}(?:` + mlSecretNouns + `)|(?:` + mlSecretNouns + `)[^\n]{0,40}(?:` + mlRequest + `)`), 0},
 	// Instructions addressed to the model inside data it is asked to read
 	// ("AI, ignore ...", "note to the assistant: ...", "if you are an LLM, ...").
 	{"addressed_to_model", []string{"ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b`), 0},
@@ -642,7 +643,7 @@ var signalREs = []struct {
 	// Probing for another person's data held in the context ("where does
 	// the user live?", "the user's email address", "give me Susan's birth
 	// date", "users in your database").
-	{"user_data_probe", []string{"user", "users", "user's", "birth", "birthday", "birthdate", "date", "email", "e-mail", "address", "phone", "residence", "ssn", "social", "bank", "password", "initials"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous|different) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|(?:full |real |first |last |maiden )?name|city|residence|whereabouts)\b|\bwhere (?:does|do) (?:the )?users? live\b|\busers?\b[^.\n?]{0,30}\b(?:in|of|from|stored in|on) your (?:database|db|records|system|data|files)\b|\b(?:tell me|give me|share|reveal|provide|know|what(?:'s| is| are| was)|where(?:'s| is)|find|using|confirm|disclose|send me|list)\b[^.\n?]{0,25}\b[a-z]+'s (?:current )?` + personalItem + `\b`), 0},
+	{"user_data_probe", []string{"user", "users", "user's", "birth", "birthday", "birthdate", "date", "email", "e-mail", "address", "phone", "residence", "ssn", "social", "bank", "password", "initials"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous|different) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|(?:full |real |first |last |maiden )?name|city|residence|whereabouts|favou?rite (?:colou?r|food|song|movie|film|book|animal|number|place|team)|birth ?month|age|nationality|religion)\b|\bwhere (?:does|do) (?:the )?users? live\b|\busers?\b[^.\n?]{0,30}\b(?:in|of|from|stored in|on) your (?:database|db|records|system|data|files)\b|\b(?:tell me|give me|share|reveal|provide|know|what(?:'s| is| are| was)|where(?:'s| is)|find|using|confirm|disclose|send me|list)\b[^.\n?]{0,25}\b[a-z]+'s (?:current )?` + personalItem + `\b`), 0},
 	// Dropping the current task mid-message ("forget that, ...", "actually ... instead").
 	{"task_switch", []string{"forget", "never", "nevermind", "scratch", "change of plan", "stop", "actually", "instead", "regardless"}, regexp.MustCompile(`\bforget (?:about )?(?:that|this|it|all (?:of )?(?:that|this)|everything|what i (?:said|asked|wrote)|the (?:above|previous|last|first))\b|\bnever ?mind (?:that|this|the above|all that|what i (?:said|asked))\b|\bscratch that\b|\bchange of plans?\b|\bstop (?:what you(?:'re| are) doing|the current task|your current task)\b|\bactually,? (?:can|could|would|will|please|just)\b[^.\n]{0,100}\binstead\b|\binstead of (?:that|this|the (?:above|previous|original|first) (?:task|request|question))\b|\bregardless of (?:the |any |all )?(?:previous|prior|earlier|above|original|other) (?:tasks?|requests?|questions?|messages?|context)\b`), 0},
 	// Claimed operators and special modes ("as your creator", "entering ... mode", "<GOD MODE>").
@@ -712,8 +713,8 @@ const (
 const (
 	mlOverrideVerbs    = `\bignor(?:a|ar|ez|er|iere|ieren|ate)\b|\bignore (?:as|os|todas|todos|las|los|suas|seus|tus|sus)\b|\bvergiss\b|\bvergessen sie\b|\bvergesst\b|\bvergeet\b|\boubli(?:e|ez|er)\b|\bolvid(?:a|e|ar|ate|ate)\b|olvídate|\bdimentica(?:te)?\b|esqueça|\besquec[ae]\b|\bnegeer\b|\bzignoruj\b|\bzapomnij\b|\babaikan\b|\blupakan\b|\bunut(?:un)?\b|görmezden gel|\byok say|bỏ qua|quên|игнор|ігнор|забуд|не обращай внимания|αγνό|αγνο|ξέχασ|忽略|忽视|无视|無視|不要理会|무시|잊어|تجاهل|انس|अनदेख|नज़रअंदाज़|नजरअंदाज|भूल जा`
 	mlInstructionNouns = `instruc|instruç|anweisung|vorgaben|regeln|istruzion|consign|regla|regole|règles|diretriz|directrices|indicaciones|instructies|instrukcj|instruksi|petunjuk|aturan|talimat|kural|hướng dẫn|chỉ dẫn|quy tắc|инструкц|інструкц|указани|вказівк|правил|οδηγ|εντολ|κανόν|指示|指令|说明|説明|規則|规则|命令|지시|지침|명령|규칙|تعليمات|التعليمات|الأوامر|القواعد|निर्देश|नियम`
-	mlSecretNouns      = `contraseña|contrasena|clave secreta|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|промпт|システムプロンプト|系统提示|시스템 프롬프트`
-	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
+	mlSecretNouns      = `contraseña|contrasena|clave secreta|\bla password\b|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|промпт|システムプロンプト|系统提示|시스템 프롬프트`
+	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bgeben\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
 )
 
 // mlPivot: a sentence opening with "speaking of (that|X)" in another
@@ -757,10 +758,10 @@ func countedSignals(buf []byte, raw, normText string, read *int) ([]string, []by
 	if fd.found {
 		out = append(out, "repeated_token")
 	}
-	return moreSignals(out, raw, normText), buf
+	return moreSignals(out, raw, normText, match), buf
 }
 
-func moreSignals(out []string, raw, normText string) []string {
+func moreSignals(out []string, raw, normText string, match func(si int, s string) bool) []string {
 	if strings.Count(normText, "?") >= manyQuestions && !transcript(raw) {
 		out = append(out, "many_questions")
 	}
@@ -772,11 +773,13 @@ func moreSignals(out []string, raw, normText string) []string {
 		// about it) is not priming.
 		out = slices.Delete(out, i, i+1)
 	}
-	if d := decodedPayloads(raw); d != "" {
+	if d := decodedPayloads(raw, normText); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
+		// Through match, so that decoded text counts against the read
+		// budget: a flood of payloads is decoded in every window.
 		for si, s := range signalREs {
-			if !marker(s.name) && matchSignalRE(si, d) {
+			if !marker(s.name) && match(si, d) {
 				out = append(out, "encoded_"+s.name)
 			}
 		}
@@ -1014,18 +1017,22 @@ func (f *floodDetector) check(text string) {
 	}
 }
 
-// pigLatin reports text (its first 2 KiB) whose words mostly end in "ay"
-// ("erehway isway ethay"), a way to smuggle a request past filters.
+// pigLatin reports text whose words (its first 2 KiB) mostly end in "ay"
+// ("erehway isway ethay"), a way to smuggle a request past filters, or a
+// sentence of pigLatinRun such words in a row anywhere in it (a request in
+// pig latin inside a longer text). Words of under four letters do not
+// count either way; English words ending in "ay" (today, display, ...) are
+// no pig latin.
 func pigLatin(s string) bool {
-	if len(s) > 2048 {
-		s = s[:2048]
-	}
 	if strings.Count(s, "ay") < 3 {
 		return false
 	}
-	words, ay := 0, 0
+	words, ay, run := 0, 0, 0
 	for i := 0; i < len(s); {
 		if s[i] < 'a' || s[i] > 'z' {
+			if s[i] == '.' || s[i] == '\n' || s[i] == '!' {
+				run = 0
+			}
 			i++
 			continue
 		}
@@ -1034,15 +1041,43 @@ func pigLatin(s string) bool {
 			j++
 		}
 		if j-i >= 4 {
-			words++
-			if s[j-2:j] == "ay" {
-				ay++
+			isAy := s[j-2:j] == "ay" && !englishAy[s[i:j]]
+			if i < 2048 {
+				words++
+				if isAy {
+					ay++
+				}
+			}
+			if !isAy {
+				run = 0
+			} else if run++; run >= pigLatinRun {
+				return true
 			}
 		}
 		i = j
 	}
 	return ay >= 3 && 2*ay >= words
 }
+
+// pigLatinRun words in pig latin in a row make a pig latin sentence.
+const pigLatinRun = 4
+
+// englishAy are common English words of four or more letters ending in
+// "ay": a run of them ("Monday, Tuesday, Wednesday, Thursday") is no pig
+// latin.
+var englishAy = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`today yesterday someday everyday holiday birthday weekday monday tuesday
+		wednesday thursday friday saturday sunday away anyway okay always display array delay relay replay essay
+		decay dismay betray portray spray stray tray pray play stay sway gray grey x-ray hooray foray fray
+		outlay overlay midway halfway highway railway subway hallway doorway gateway runway pathway freeway
+		driveway walkway stairway archway fairway airway waterway broadway takeaway getaway giveaway runaway
+		castaway hideaway norway uruguay paraguay bombay malay gameplay screenplay airplay interplay mainstay
+		payday heyday mayday doomsday noonday workday underway leeway headway segway`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // signalWindow is how far around a trigger a signal regexp looks.
 const signalWindow = 200
@@ -1368,12 +1403,22 @@ func contains(xs []string, x string) bool {
 }
 
 // decodedPayloads decodes up to 4 base64 runs (4 KiB each) that decode to
-// mostly printable text and returns them lower-cased.
-func decodedPayloads(text string) string {
-	if !hasBase64Run(text) {
-		return ""
-	}
+// mostly printable text, the first Morse code and hex runs, and norm (text
+// normalised) rotated when it names ROT13, and returns them lower-cased.
+func decodedPayloads(text, norm string) string {
 	var out []string
+	if d := decodeMorse(text); d != "" {
+		out = append(out, d)
+	}
+	if d := decodeHex(text); d != "" {
+		out = append(out, d)
+	}
+	if d := decodeROT13(norm); d != "" {
+		out = append(out, d)
+	}
+	if !hasBase64Run(text) {
+		return strings.Join(out, "\n")
+	}
 	for _, m := range b64RE.FindAllString(text, 4) {
 		if len(m) > 4096 {
 			m = m[:4096]
@@ -1387,6 +1432,199 @@ func decodedPayloads(text string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// decodeMorse decodes the first run of at least minMorseLetters Morse
+// letters (".-- .... .- - / .. ...": letters apart by a space, words by
+// " / " or three spaces) into lower-case text, or returns "". Dots and dashes
+// in such a run are no prose: an ellipsis or a dashed rule is one letter.
+func decodeMorse(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		// The shortest run (eight one-symbol letters) is 15 bytes of
+		// dots, dashes, spaces and slashes.
+		if i = runStart(text, i, 2*minMorseLetters-1, &morseBytes); i < 0 {
+			return ""
+		}
+		if c := text[i]; c != '.' && c != '-' {
+			i++
+			continue
+		}
+		b.Reset()
+		letters, distinct := 0, 0
+		var seen [256]bool
+		j := i
+		for {
+			k := j
+			for k < len(text) && (text[k] == '.' || text[k] == '-') {
+				k++
+			}
+			r, ok := morseLetters[text[j:k]]
+			if !ok {
+				j = k
+				break
+			}
+			b.WriteByte(r)
+			letters++
+			if !seen[r] {
+				seen[r] = true
+				distinct++
+			}
+			sp := k
+			for sp < len(text) && (text[sp] == ' ' || text[sp] == '/') {
+				sp++
+			}
+			if sp == k || sp >= len(text) || (text[sp] != '.' && text[sp] != '-') {
+				j = sp
+				break
+			}
+			if strings.Contains(text[k:sp], "/") || sp-k >= 3 {
+				b.WriteByte(' ')
+			}
+			j = sp
+		}
+		// Dot leaders (". . . .") and dashed rules decode to one letter.
+		if letters >= minMorseLetters && distinct >= 4 {
+			return b.String()
+		}
+		i = j
+	}
+	return ""
+}
+
+// decodeHex decodes the first run of at least minHexDigits hex digits
+// ("496e6f7265...") that decodes to printable text, lower-cased. Hashes and
+// keys decode to bytes that are not text.
+func decodeHex(text string) string {
+	for i := 0; i < len(text); {
+		if i = runStart(text, i, minHexDigits, &hexBytes); i < 0 {
+			return ""
+		}
+		j := i
+		for j < len(text) && hexBytes[text[j]] {
+			j++
+		}
+		if n := (j - i) &^ 1; n >= minHexDigits {
+			d, err := hex.DecodeString(text[i : i+min(n, 8192)])
+			if err == nil && printable(d) {
+				return strings.ToLower(string(d))
+			}
+		}
+		i = j
+	}
+	return ""
+}
+
+const minHexDigits = 32
+
+// runStart returns the start of the first run of at least n bytes of class
+// in s at or after from, or -1. It reads one byte in n of text without
+// such runs: any run of n covers s[i+n-1] when it starts in s[i:i+n].
+func runStart(s string, from, n int, class *[256]bool) int {
+	for i := from; i+n <= len(s); {
+		j := i + n - 1
+		for j >= i && class[s[j]] {
+			j--
+		}
+		if j < i {
+			for i > from && class[s[i-1]] {
+				i--
+			}
+			return i
+		}
+		i = j + 1
+	}
+	return -1
+}
+
+var hexBytes, morseBytes = func() (hex, morse [256]bool) {
+	for c := range hex {
+		b := byte(c)
+		hex[c] = b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+		morse[c] = b == '.' || b == '-' || b == ' ' || b == '/'
+	}
+	return hex, morse
+}()
+
+// decodeROT13 returns the rot13Bytes of normalised (lower-case) text from
+// where it names ROT13, rotated by 13 letters, when at least three of
+// their words are common English words only once rotated ("gur" is
+// "the"), or "".
+func decodeROT13(norm string) string {
+	k := namesROT13(norm[:min(len(norm), maxFeatureBytes)])
+	if k < 0 {
+		return ""
+	}
+	// The payload follows the name; its rotation is matched against every
+	// signal, so it is bounded as a base64 payload is.
+	norm = norm[k:min(len(norm), k+rot13Bytes)]
+	b := []byte(norm)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = 'a' + (c-'a'+13)%26
+		}
+	}
+	d := string(b)
+	n := 0
+	for i := 0; i < len(d) && n < 3; {
+		if d[i] < 'a' || d[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(d) && d[j] >= 'a' && d[j] <= 'z' {
+			j++
+		}
+		if commonEnglish[d[i:j]] && !commonEnglish[norm[i:j]] {
+			n++
+		}
+		i = j
+	}
+	if n < 3 {
+		return ""
+	}
+	return d
+}
+
+// rot13Bytes of text after "rot13" are rotated.
+const rot13Bytes = 512
+
+// namesROT13 returns the index of the first "rot13", "rot-13" or "rot 13"
+// in norm, or -1, looking at each "13" (rare in prose, unlike "rot").
+func namesROT13(norm string) int {
+	for i := 0; ; {
+		k := strings.Index(norm[i:], "13")
+		if k < 0 {
+			return -1
+		}
+		k += i
+		for _, p := range [...]string{"rot", "rot-", "rot "} {
+			if k >= len(p) && norm[k-len(p):k] == p {
+				return k - len(p)
+			}
+		}
+		i = k + 2
+	}
+}
+
+// commonEnglish are frequent English words none of which is another's
+// ROT13 rotation.
+var commonEnglish = map[string]bool{"the": true, "is": true, "what": true, "of": true, "to": true, "and": true,
+	"in": true, "was": true, "you": true, "your": true, "how": true, "are": true, "it": true, "that": true,
+	"for": true, "me": true, "tell": true, "give": true, "password": true, "this": true, "with": true,
+	"print": true, "ignore": true, "system": true, "prompt": true, "secret": true, "instructions": true}
+
+// minMorseLetters: fewer letters in a row could be dashes and dots of
+// prose or ASCII art.
+const minMorseLetters = 8
+
+var morseLetters = map[string]byte{
+	".-": 'a', "-...": 'b', "-.-.": 'c', "-..": 'd', ".": 'e', "..-.": 'f', "--.": 'g', "....": 'h',
+	"..": 'i', ".---": 'j', "-.-": 'k', ".-..": 'l', "--": 'm', "-.": 'n', "---": 'o', ".--.": 'p',
+	"--.-": 'q', ".-.": 'r', "...": 's', "-": 't', "..-": 'u', "...-": 'v', ".--": 'w', "-..-": 'x',
+	"-.--": 'y', "--..": 'z', ".----": '1', "..---": '2', "...--": '3', "....-": '4', ".....": '5',
+	"-....": '6', "--...": '7', "---..": '8', "----.": '9', "-----": '0', "..--..": '?', ".-.-.-": '.',
+	"--..--": ',', ".----.": '\'',
 }
 
 // hasBase64Run reports a run of 24 or more base64 alphabet bytes.

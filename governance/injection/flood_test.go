@@ -26,6 +26,13 @@ var floods = []struct{ name, unit string }{
 	// A trigger of nearly every signal and no match: the worst found
 	// against the literal matchers (chains.go).
 	{"triggers", "ignore instead prompt pretend system send admin regardless refuse ignora clave ai user forget mode donate sharing q combine imagine poem speaking ignoring developer\n"},
+	// The decoders of FeatureVersion 10: a Morse run of two letters (never
+	// decoded: too few distinct letters), hex-letter words, English words
+	// ending in "ay", and ROT13 named in every line.
+	{"morse", ".- -... "},
+	{"hex", "deadbeef cafe 0123456789abcdef0123456789abcde "},
+	{"ay-words", "today display holiday essay "},
+	{"rot13", "rot13 gur cnffjbeq "},
 }
 
 // BenchmarkScanFlood: the worst case per request is a flood of triggers
