@@ -177,9 +177,17 @@ const FocusWindow = 256
 // not win on brevity alone.
 const focusMargin = 0.1
 
-// focus returns the highest score, less focusMargin, of the focus windows
-// of text[r.Start:r.End] whose own signals are evidence, and that window
-// (0 when none is). It stops when *read passes budget.
+// blockMargin is taken off the score of one focus block alone: a short
+// instruction ("¿Cuál es la contraseña?") is a tenth of a focus window and
+// diluted there. Chosen on the cross-validated eval (stop 20: 0.1 / 0.15 /
+// 0.2 / 0.3 gave +7.4 / +4.5 / +1.7 / 0 buried attacks for +3.0 / +2.0 /
+// +0.1 / 0 wildguard false positives).
+const blockMargin = 0.2
+
+// focus returns the highest score of the focus windows of
+// text[r.Start:r.End] whose own signals are evidence, less focusMargin,
+// and of their blocks alone with evidence, less blockMargin; and that
+// span (0 when none is). It stops when *read passes budget.
 func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget int) (float64, scan.Span) {
 	sc.fcuts, sc.fz, sc.fcount = s.blocks(sc, text, r.Start, r.End, FocusWindow/2, sc.fcuts, sc.fz, sc.fcount)
 	var n string
@@ -195,6 +203,18 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 		if q := s.m.finishSignals(sc.fz[i]+sc.fz[i+1], sc.fcount[i]+sc.fcount[i+1], sig) - focusMargin; q > p {
 			p, best = q, scan.Span{Start: sc.fcuts[i], End: sc.fcuts[i+2]}
+		}
+	}
+	for j := 0; len(sc.fz) > 1 && j < len(sc.fz) && *read <= budget; j++ {
+		b := text[sc.fcuts[j]:sc.fcuts[j+1]]
+		n, sc.norm = normalizeScratch(sc.norm, b)
+		var sig []string
+		sig, sc.leet = countedSignals(sc.leet, b, n, read)
+		if sig = withoutMessageSignals(sc, sig); !Evidence(sig) {
+			continue
+		}
+		if q := s.m.finishSignals(sc.fz[j], sc.fcount[j], sig) - blockMargin; q > p {
+			p, best = q, scan.Span{Start: sc.fcuts[j], End: sc.fcuts[j+1]}
 		}
 	}
 	return p, best
