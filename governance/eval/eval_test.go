@@ -85,7 +85,8 @@ func TestWriteUndefinedRatios(t *testing.T) {
 // TestEverydayQuestions pins the shipped model's false positives on the
 // project-written everyday questions (passwords, system prompts, "forget
 // the last recipe"): before stop 20's corpus/security.jsonl it flagged 19
-// of the development file and 3 of the held-out one.
+// of the development file and 3 of the held-out one; before FeatureVersion
+// 11, 5 of the trigger-word requests.
 func TestEverydayQuestions(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -95,6 +96,7 @@ func TestEverydayQuestions(t *testing.T) {
 	}{
 		{"development", questionsDev, 10},
 		{"held out", questionsHeldOut, 1},
+		{"trigger words", questionsTriggerWords, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flagged []string

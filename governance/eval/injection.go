@@ -202,6 +202,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 	for _, q := range []struct{ label, text string }{
 		{"everyday questions on security and AI topics, development (project-written; chose stop 20's corpus lines)", questionsDev},
 		{"everyday questions on security and AI topics, held out (project-written; never used to choose)", questionsHeldOut},
+		{"requests with two or three NotInject trigger words (project-written; chose FeatureVersion 11)", questionsTriggerWords},
 	} {
 		row := Row{Label: q.label, Target: "FPR<=0.05"}
 		for _, x := range strings.Split(strings.TrimSpace(q.text), "\n") {
@@ -216,7 +217,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 	}
 	tab.Notes = []string{
 		"Held out: no training set or corpus line comes from these files. Casual chat, a known false positive before the casual-chat corpus lines and L2 3e-4, is the reason for this table (docs/governance.md, Prompt injection, \"Known false positives\").",
-		"Everyday questions (governance/eval/questions, one per line): benign prompts with the words attacks use (password, secret, instructions, rules, system prompt, developer mode, ignore, forget, pretend, act as), written by the project, in no training set; the development file chose the corpus lines of governance/injection/corpus/security.jsonl, the held-out file was written before that and scored once (docs/governance.md, \"Still flagged: questions about passwords in general\").",
+		"Everyday questions (governance/eval/questions, one per line): benign prompts with the words attacks use (password, secret, instructions, rules, system prompt, developer mode, ignore, forget, pretend, act as), written by the project, in no training set; the development file chose the corpus lines of governance/injection/corpus/security.jsonl, the held-out file was written before that and scored once (docs/governance.md, \"Still flagged: questions about passwords in general\"). The trigger-word file imitates NotInject's two- and three-word subsets (benign requests built around words attacks use: bypass, override, unfiltered, sudo, roleplay, ...), which the datasets do not include.",
 	}
 	return tab
 }
@@ -227,6 +228,8 @@ var (
 	questionsDev string
 	//go:embed questions/heldout.txt
 	questionsHeldOut string
+	//go:embed questions/trigger_words.txt
+	questionsTriggerWords string
 )
 
 // summEditsDomains are the SummEdits files the injection tables read.
