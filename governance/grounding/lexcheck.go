@@ -672,8 +672,10 @@ func swapWord(l *lexicon, w []byte, lemmas []int32) bool {
 	return true
 }
 
-// buildSenseTok indexes the source nouns the answer does not use by
-// their concrete noun senses (swapSenses of each).
+// buildSenseTok indexes the source nouns by their concrete noun senses
+// (swapSenses of each), per sense a noun the answer does not use when
+// there is one. A noun the answer uses too may still be one of which the
+// answer names a kind ("salmon ... any more fish" for "fish").
 func (s *state) buildSenseTok(l *lexicon, source string) {
 	x := &s.lex
 	x.senseBuilt = true
@@ -681,7 +683,7 @@ func (s *state) buildSenseTok(l *lexicon, source string) {
 	for _, j := range x.srcToks {
 		t := &s.stoks[j]
 		bases := x.sourceLemmas(t.id)
-		if len(bases) == 0 || x.inAnswer(t.id) {
+		if len(bases) == 0 {
 			continue
 		}
 		w := lowerASCII(source, t.start, t.end, x.sword[:])
@@ -693,7 +695,12 @@ func (s *state) buildSenseTok(l *lexicon, source string) {
 				continue
 			}
 			for _, syn := range topSenses(l, b, swapSenses, senses[:0]) {
-				if l.synPOS(syn) == 0 && l.concrete[syn] && x.senseTok.get(syn) == 0 {
+				if l.synPOS(syn) != 0 || !l.concrete[syn] {
+					continue
+				}
+				// A word the answer does not use first: only it can be
+				// replaced by a co-hyponym.
+				if k := x.senseTok.get(syn) - 1; k < 0 || x.inAnswer(s.stoks[k].id) && !x.inAnswer(t.id) {
 					x.senseTok.put(syn, j+1)
 				}
 			}
@@ -702,9 +709,11 @@ func (s *state) buildSenseTok(l *lexicon, source string) {
 }
 
 // lexicalSwap looks for an answer noun that the source lacks, no source
-// word supports, and that replaces a source noun the answer does not use:
-// a co-hyponym of it ("cheese" for "milk"), a contradiction; or a
-// hyponym ("ghee" for "butter"), unsupported.
+// word supports, and that replaces a source noun: a co-hyponym of one the
+// answer does not use ("cheese" for "milk"), a contradiction; or a hyponym
+// ("ghee" for "butter"), unsupported, whether or not the answer uses the
+// source noun elsewhere ("ghee ... more butter" still names a kind of
+// butter the source does not).
 func (s *state) lexicalSwap(answer, source string) (string, Evidence, bool) {
 	l := lex()
 	if l == nil {
@@ -748,10 +757,16 @@ func (s *state) swapOf(l *lexicon, answer, source string, t *tok) (string, Evide
 	bestDepth, bestSyn, bestTok := -1, int32(-1), int32(-1)
 	for _, a := range x.anc2 {
 		d := int(l.depth[a.syn])
-		if a.dist == 0 || d < swapDepth || d <= bestDepth || l.desc[a.syn] > swapDesc {
+		if a.dist == 0 || d < swapDepth || d <= bestDepth {
 			continue // a.dist 0: a source word under the answer word's own sense is a kind of it
 		}
 		end := l.pre[a.syn] + l.size[a.syn]
+		if l.desc[a.syn] > swapDesc {
+			// Too wide a kind (over swapDesc kinds) for two of its kinds
+			// to be a swap, but the answer's word is still a kind of a
+			// source word of that very sense ("salmon" for "fish").
+			end = l.pre[a.syn] + 1
+		}
 		for p := x.nextSrcSense(l.pre[a.syn], end); p < end; p = x.nextSrcSense(p+1, end) {
 			syn := l.byPre[p]
 			ds := int(l.tdepth[syn]) - int(l.tdepth[a.syn])
@@ -763,7 +778,7 @@ func (s *state) swapOf(l *lexicon, answer, source string, t *tok) (string, Evide
 			}
 			j := x.senseTok.get(syn) - 1
 			if j < 0 {
-				continue // no concrete noun sense of a source word the answer lacks
+				continue // no concrete noun sense of a source word
 			}
 			st := &s.stoks[j]
 			if ds == 0 {
@@ -774,7 +789,7 @@ func (s *state) swapOf(l *lexicon, answer, source string, t *tok) (string, Evide
 				}
 				continue
 			}
-			if s.swapPair(l, source, st, true) {
+			if !x.inAnswer(st.id) && s.swapPair(l, source, st, true) {
 				bestDepth, bestSyn, bestTok = d, a.syn, j
 				break
 			}

@@ -159,3 +159,27 @@ func BenchmarkCheckProse(b *testing.B) {
 }
 
 func TestPreload(t *testing.T) { require.NoError(t, Preload()) }
+
+// TestHyponymSwap: an answer noun that is a kind of a source noun names
+// what the source does not, even when the answer uses the source noun
+// elsewhere and however many kinds the source noun has (stop 20).
+func TestHyponymSwap(t *testing.T) {
+	c := New()
+	for _, tt := range []struct{ name, source, answer, kind, was string }{
+		{"the answer names the source noun elsewhere", "Melt the butter in a pan. Then stir more butter into the sauce before serving.",
+			"Melt the ghee in a pan, then stir more butter into the sauce before serving.", "ghee", "butter"},
+		{"a noun of many kinds", "The kitchen serves fresh fish on Fridays and soup on Mondays.",
+			"The kitchen serves fresh salmon on Fridays and soup on Mondays.", "salmon", "fish"},
+		{"both", "Tom: I've got some fish left over from dinner if anyone wants it. Anna: Yes please! Tom: Come and get the fish then.",
+			"Tom offers Anna some leftover salmon, and Anna comes to get the fish.", "salmon", "fish"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, Unsupported, r.Mismatch, "%+v", r)
+			require.Len(t, r.Evidence, 1)
+			require.Equal(t, tt.kind, r.Evidence[0].AnswerText)
+			require.Equal(t, tt.was, r.Evidence[0].SourceText)
+			require.Contains(t, r.Evidence[0].Reason, "a kind of "+tt.was)
+		})
+	}
+}
