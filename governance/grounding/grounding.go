@@ -103,7 +103,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK, st.caseOK = false, false, false, false, false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK, st.caseOK, st.answerOK = false, false, false, false, false, false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -265,6 +265,9 @@ func (c *Checker) Check(answer, source string) Result {
 	}
 	if e, ok := st.orderFlip(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: OrderConfidence, Evidence: []Evidence{e}}
+	}
+	if e, ok := st.roleSwap(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: RoleSwapConfidence, Evidence: []Evidence{e}}
 	}
 	threshold := c.LongThreshold
 	switch {
@@ -488,6 +491,10 @@ type state struct {
 	// (sourceUnitToks).
 	unitToks   []int32
 	unitToksOK bool
+
+	// roleSwap's index of the answer tokens sorted by word (answerToks).
+	ansByID  []int32
+	answerOK bool
 }
 
 var statePool = sync.Pool{New: func() any {

@@ -837,6 +837,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// source sentence opens with another, beside another word
 		// (entitySwap's sentence-initial names: aligned, then refused).
 		{"entity-initial", "Lyon met the mayor. ", "Paris quietly met the mayor. "},
+		// Each answer word between two source words that stand around
+		// another, which the answer has elsewhere beside other words
+		// (roleSwap: bounded by maxSwapPostings).
+		{"role-swap", "qa qb qc. qd qx qf. ", "qa qx qc. qd qy qf. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

@@ -1,0 +1,63 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRoleSwap(t *testing.T) {
+	tests := []struct {
+		name, source, answer, mismatch string
+		// For a contradiction: the answer's word and the source's in its
+		// place.
+		said, was string
+	}{
+		{"who pays whom", "The landlord pays the plumber and the tenant pays the cleaner every month.",
+			"The landlord pays the cleaner and the tenant pays the plumber every month.", Contradiction, "cleaner", "plumber"},
+		{"input and output", "The encoder reads the input sentence and the decoder writes the output sentence.",
+			"The encoder reads the output sentence and the decoder writes the input sentence.", Contradiction, "output", "input"},
+		{"items of a list", "The model learns colours, shapes, and the names of objects from pictures alone.",
+			"The model learns colours, objects, and the names of shapes from pictures alone.", Contradiction, "objects", "shapes"},
+		{"across sentences", "Ann sends the invoice to Bob. Bob sends the receipt to Carla.",
+			"Ann sends the receipt to Bob, and Bob sends the invoice to Carla.", Contradiction, "receipt", "invoice"},
+		// Each word moves with its neighbours: the same statements.
+		{"clauses reordered", "The landlord pays the plumber and the tenant pays the cleaner every month.",
+			"Every month the tenant pays the cleaner and the landlord pays the plumber.", None, "", ""},
+		{"list reordered", "The model learns colours, shapes, and the names of objects from pictures alone.",
+			"From pictures alone, the model learns shapes, colours, and the names of objects.", None, "", ""},
+		// Only one word changes place: no trade.
+		{"one word moved", "The encoder reads the input sentence and the decoder writes the output sentence.",
+			"The encoder reads the input sentence and the decoder writes the input sentence too.", None, "", ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+			if tt.mismatch == None {
+				return
+			}
+			require.Len(t, r.Evidence, 1)
+			e := r.Evidence[0]
+			require.Equal(t, tt.said, e.AnswerText)
+			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+			require.NotNil(t, e.SourceSpan)
+			require.Equal(t, tt.was, e.SourceText)
+			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+			require.Contains(t, e.Reason, `says "`+tt.said+`" where the source says "`+tt.was+`"`)
+		})
+	}
+}
+
+// TestRoleSwapFlood: every answer word stands where the source has
+// another, which the answer has elsewhere beside other words; the
+// source occurrences visited are bounded (maxSwapPostings), so the check
+// ends (no test of time) and finds no trade.
+func TestRoleSwapFlood(t *testing.T) {
+	answer := strings.Repeat("qa qb qc. qd qx qf. ", maxAnswerBytes/20)
+	source := strings.Repeat("qa qx qc. qd qy qf. ", maxSourceBytes/20)
+	r := New().Check(answer, source)
+	require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+}
