@@ -32,10 +32,11 @@ const (
 	supportSenses = 3
 	// Senses per part of speech of the two words of a swap.
 	swapSenses = 2
-	// A co-hyponym's common hypernym: at most swapDist steps above either
-	// word's sense and swapTotal above both, at least swapDepth steps
-	// below a root, with at most swapDesc descendants.
-	swapDist  = 3
+	// A co-hyponym's common hypernym: at most swapTotal steps above both
+	// words' senses together (a hyponym: at most swapTotal steps below the
+	// source word's sense; 3 until stop 20 missed "laptop" for "computer",
+	// four steps), at least swapDepth steps below a root, with at most
+	// swapDesc descendants.
 	swapTotal = 4
 	swapDepth = 5
 	swapDesc  = 300
@@ -628,7 +629,7 @@ type ancestor struct {
 
 // ancestors appends the concrete noun senses of the lemmas (swapSenses
 // of each, when a noun is the lemma's usual part of speech) and their
-// hypernyms up to swapDist steps, each with its distance (breadth-first).
+// hypernyms up to swapTotal steps, each with its distance (breadth-first).
 func ancestors(l *lexicon, lemmas []int32, out []ancestor) []ancestor {
 	var senses [64]int32
 	for _, b := range lemmas {
@@ -642,7 +643,7 @@ func ancestors(l *lexicon, lemmas []int32, out []ancestor) []ancestor {
 			start := len(out)
 			out = append(out, ancestor{syn, 0})
 			for i := start; i < len(out) && len(out) < 512; i++ {
-				if a := out[i]; a.dist < swapDist {
+				if a := out[i]; a.dist < swapTotal {
 					for _, p := range l.parentsOf(a.syn) {
 						out = append(out, ancestor{p, a.dist + 1})
 					}
@@ -770,7 +771,7 @@ func (s *state) swapOf(l *lexicon, answer, source string, t *tok) (string, Evide
 		for p := x.nextSrcSense(l.pre[a.syn], end); p < end; p = x.nextSrcSense(p+1, end) {
 			syn := l.byPre[p]
 			ds := int(l.tdepth[syn]) - int(l.tdepth[a.syn])
-			if ds > swapDist || int(a.dist)+ds > swapTotal {
+			if int(a.dist)+ds > swapTotal {
 				continue
 			}
 			if !x.senseBuilt {

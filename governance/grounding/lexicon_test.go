@@ -172,6 +172,10 @@ func TestHyponymSwap(t *testing.T) {
 			"The kitchen serves fresh salmon on Fridays and soup on Mondays.", "salmon", "fish"},
 		{"both", "Tom: I've got some fish left over from dinner if anyone wants it. Anna: Yes please! Tom: Come and get the fish then.",
 			"Tom offers Anna some leftover salmon, and Anna comes to get the fish.", "salmon", "fish"},
+		// Four steps below: laptop, portable computer, personal computer,
+		// digital computer, computer.
+		{"four steps below", "Sam: My apps crash all the time. Kim: Did you restart your computer before opening them? Sam: Not yet.",
+			"Sam's apps keep crashing, and Kim suggests he restarts his laptop before opening them.", "laptop", "computer"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := c.Check(tt.answer, tt.source)
