@@ -379,6 +379,34 @@ func TestChatClauseNegation(t *testing.T) {
 	}
 }
 
+// TestProseClauseNegation: a negated answer clause is aligned with the
+// source sentence sharing proseClauseSim of its words (0.3, stop 20; 0.4
+// before) and contradicts it when that sentence has no negation; under
+// 0.4 as weakly as a chat clause.
+func TestProseClauseNegation(t *testing.T) {
+	const source = "The robot cuts chemical costs for every pool. It runs at night."
+	tests := []struct {
+		name, answer, mismatch string
+	}{
+		// robot, chemical, costs, pools: 4 of 11 words.
+		{"a third of the words", "Their quiet autonomous underwater robot never lowers chemical costs for pools during busy summer weekends.", Contradiction},
+		{"the same clause without negation", "Their quiet autonomous underwater robot lowers chemical costs for pools during busy summer weekends.", Unsupported},
+		// robot, costs: 2 of 11.
+		{"too few words in common", "Their quiet autonomous underwater robot never lowers monthly costs for owners during busy summer weekends.", Unsupported},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			if tt.mismatch == Contradiction {
+				require.Equal(t, ChatNegationConfidence, r.Confidence)
+				require.Equal(t, "the answer negates what the source states", r.Evidence[0].Reason)
+			}
+		})
+	}
+}
+
 func TestNegativeJudgement(t *testing.T) {
 	src := "The new phone launched in May in Europe and Asia. Sales in the first month were slower than planned, " +
 		"the battery drew complaints from reviewers, and the company cut the price for the summer season."
