@@ -41,6 +41,9 @@ func (s *state) roleSwap(answer, source string) (Evidence, bool) {
 		b := &s.stoks[k]
 		for _, j := range s.answerToks(b.id) {
 			u := &s.atoks[j]
+			if s.aroundVerb(answer, i, int(j)) {
+				continue
+			}
 			if _, ok := s.placeOf(answer, source, int(j), t.id, &budget); ok {
 				sp := scan.Span{Start: b.start, End: b.end}
 				return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
@@ -51,6 +54,39 @@ func (s *state) roleSwap(answer, source string) (Evidence, bool) {
 		}
 	}
 	return Evidence{}, false
+}
+
+// aroundVerb: answer tokens i and j are the two words either side of one
+// verb ("the plumber met the landlord"). Turned round a symmetric verb
+// ("meet", "marry", "play") the statement says the same, and the lexicon
+// does not say which verbs are symmetric: such a trade is not reported
+// ("Alice paid Bob" for "Bob paid Alice" is missed with it).
+func (s *state) aroundVerb(answer string, i, j int) bool {
+	if i-j != 2 && j-i != 2 {
+		return false
+	}
+	l := lex()
+	if l == nil {
+		return true
+	}
+	m := &s.atoks[(i+j)/2]
+	w := lowerASCII(answer, m.start, m.end, s.lex.word[:])
+	if w == nil {
+		return false
+	}
+	s.lex.bases = l.baseForms(w, s.lex.bases[:0])
+	return usually(l, s.lex.bases, 1)
+}
+
+// usually: one of the lemmas is usually the part of speech pos (0 noun,
+// 1 verb, 2 adjective, 3 adverb).
+func usually(l *lexicon, lemmas []int32, pos uint8) bool {
+	for _, b := range lemmas {
+		if l.usual[b] == pos {
+			return true
+		}
+	}
+	return false
 }
 
 // answerToks returns the indexes of the answer tokens of word id, in

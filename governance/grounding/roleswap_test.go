@@ -27,6 +27,16 @@ func TestRoleSwap(t *testing.T) {
 			"Every month the tenant pays the cleaner and the landlord pays the plumber.", None, "", ""},
 		{"list reordered", "The model learns colours, shapes, and the names of objects from pictures alone.",
 			"From pictures alone, the model learns shapes, colours, and the names of objects.", None, "", ""},
+		// A statement turned round its verb: no word has both its source
+		// neighbours ("met" is symmetric; a passive says the same).
+		{"turned round a symmetric verb", "On Monday the landlord met the plumber at the house.",
+			"On Monday the plumber met the landlord at the house.", None, "", ""},
+		// Nor round another verb: the lexicon does not tell the symmetric
+		// ones, so this trade is missed.
+		{"turned round a verb", "On Monday the landlord paid the plumber for the repair.",
+			"On Monday the plumber paid the landlord for the repair.", None, "", ""},
+		{"passive", "The landlord pays the plumber every month.",
+			"The plumber is paid by the landlord every month.", None, "", ""},
 		// Only one word changes place: no trade.
 		{"one word moved", "The encoder reads the input sentence and the decoder writes the output sentence.",
 			"The encoder reads the input sentence and the decoder writes the input sentence too.", None, "", ""},
