@@ -244,6 +244,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.droppedNegation(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: DroppedNegationConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.addedNegation(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: AddedNegationConfidence, Evidence: []Evidence{e}}
+	}
 	st.lex.reset()
 	share, nwords, missing, absent := st.unsupported(answer, c.ShortWords)
 	if absent > 0 {
@@ -486,6 +489,9 @@ type state struct {
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.
 	negOnly []uint8
+	// addedNegation's memo: per word id, 0 not looked at, 1 the source
+	// negates it somewhere, 2+k never, tried in k clauses.
+	negAny []uint8
 
 	// timeUnitSwap's index of the source tokens naming a unit of time
 	// (sourceUnitToks).
@@ -2385,15 +2391,18 @@ func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (E
 			for k1 < len(aw) && aw[k1].start < en {
 				k1++
 			}
-			minWords, minSim := 3, proseClauseSim
+			// Two shared words at least in prose: one word in common
+			// ("provide") is no statement in common.
+			minWords, minSim, minShared := 3, proseClauseSim, 2
 			if s.chat {
 				// A chat turn is short: a clause of the summary shares
 				// fewer words with the one turn it reports.
-				minWords, minSim = 2, chatClauseSim
+				minWords, minSim, minShared = 2, chatClauseSim, 1
 			}
 			if k1-k >= minWords {
 				best, sim := s.alignSentence(aw[k:k1])
-				if best != nil && len(s.set) >= minWords && sim >= minSim {
+				shared := int(math.Round(sim * float64(len(s.set))))
+				if best != nil && len(s.set) >= minWords && sim >= minSim && shared >= minShared {
 					srcText := source[best.span.Start:best.span.End]
 					if best.neg < 0 {
 						best.neg, s.buf = negations(srcText, s.buf)

@@ -393,6 +393,8 @@ func TestProseClauseNegation(t *testing.T) {
 		{"the same clause without negation", "Their quiet autonomous underwater robot lowers chemical costs for pools during busy summer weekends.", Unsupported},
 		// robot, costs: 2 of 11.
 		{"too few words in common", "Their quiet autonomous underwater robot never lowers monthly costs for owners during busy summer weekends.", Unsupported},
+		// A third, but one word: "robot".
+		{"one word in common", "The robot's owners do not sleep.", Unsupported},
 	}
 	c := New()
 	for _, tt := range tests {
@@ -869,6 +871,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// another, which the answer has elsewhere beside other words
 		// (roleSwap: bounded by maxSwapPostings).
 		{"role-swap", "qa qb qc. qd qx qf. ", "qa qx qc. qd qy qf. "},
+		// Each answer word negated, the source stating it without negation
+		// in sentences that negate something else (addedNegation: each
+		// word's occurrences read once, tried in scopeTries clauses).
+		{"added-negation", "apps do not work fine. ", "apps work fine, not late. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

@@ -9,7 +9,7 @@ import (
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
-// Two checks on what a word's clause says about it rather than on the word
+// Checks on what a word's clause says about it rather than on the word
 // itself (docs/governance.md, Quality):
 //
 //   - droppedNegation: the source states a word only under a negation
@@ -17,6 +17,9 @@ import (
 //     one ("the apps are working fine"): the negation the source puts on
 //     it was dropped. The clause must share two more words with a source
 //     sentence holding the word, so that both speak of the same thing.
+//   - addedNegation, its mirror: the answer negates a word the source
+//     never negates, in a source sentence without negation sharing two
+//     more words with the clause.
 //   - newRestriction: the answer restricts a claim with "only", "solely",
 //     "exclusively", "merely" or makes it hold "always", and the source
 //     has no word of that kind: a summary reports a restriction, it does
@@ -190,20 +193,31 @@ func (s *state) onlyNegated(id int32) bool {
 // negatedTok: a grammatical negation ("not", "no", "never", "n't"; not
 // "without", "fail") stands before source token j, after the end of the
 // token two before it and after the last clause break.
-func (s *state) negatedTok(j int) bool {
-	end := s.stoks[j].start
-	from := 0
+func (s *state) negatedTok(j int) bool { return negatedAt(s.stoks, s.source, j) }
+
+// negatedAt: a grammatical negation stands before token j of text (toks),
+// after the end of the token two before it and after the last clause
+// break.
+func negatedAt(toks []tok, text string, j int) bool {
+	from, end := negScope(toks, text, j)
+	return grammaticalNegation(text[from:end])
+}
+
+// negScope returns the bytes before token j searched for its negation:
+// from the end of the token two before it (negWindow bytes at most), and
+// from the last clause break, to the token.
+func negScope(toks []tok, text string, j int) (from, end int) {
+	end = toks[j].start
 	if j >= 2 {
-		from = s.stoks[j-2].end
+		from = toks[j-2].end
 	}
 	from = max(from, end-negWindow)
 	for i := end - 1; i >= from; i-- {
-		if clausePunct[s.source[i]] {
-			from = i + 1
-			break
+		if clausePunct[text[i]] {
+			return i + 1, end
 		}
 	}
-	return grammaticalNegation(s.source[from:end])
+	return from, end
 }
 
 // grammaticalNegation: text has a grammatical negation, as clauseNegated
@@ -347,4 +361,106 @@ func prevWord(l string, k int) string {
 		b--
 	}
 	return l[b:e]
+}
+
+// AddedNegationConfidence is the confidence of a contradiction resting on
+// an answer word under a negation that the source states only without one
+// (addedNegation): as droppedNegation, its mirror.
+const AddedNegationConfidence = 0.6
+
+// addedNegation reports the first answer word under a grammatical negation
+// (within the two content words after it, in its clause) that the source
+// states and never negates, in a source sentence without any negation
+// that shares scopeShared more words with the answer clause: "removing
+// the terms does not provide interpretations of the network" against
+// "These analyses provide interpretations of the network." where another
+// source sentence, the one sharing most words with the clause, negates
+// something else ("bias terms do not help"), so that the clause check
+// (contradiction) compares the answer's negation with that one. "not
+// only" and "not just" negate nothing.
+func (s *state) addedNegation(answer, source string) (Evidence, bool) {
+	if cap(s.negAny) < s.words.len() {
+		s.negAny = make([]uint8, s.words.len())
+	}
+	s.negAny = s.negAny[:s.words.len()]
+	clear(s.negAny)
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if !s.vocab(t.id) || !negatedAt(s.atoks, answer, i) || notOnly(answer, s.atoks, i) || !s.neverNegated(t.id) {
+			continue
+		}
+		s.negAny[t.id]++ // one try more: neverNegated is false after scopeTries
+		c0, c1, ok := wordClause(answer, t.start)
+		if !ok {
+			continue
+		}
+		i0, i1 := i, i+1
+		for i0 > 0 && s.atoks[i0-1].start >= c0 {
+			i0--
+		}
+		for i1 < len(s.atoks) && s.atoks[i1].start < c1 {
+			i1++
+		}
+		if cw := s.atoks[i0:i1]; len(cw) > scopeShared && len(cw) <= scopeClauseWords {
+			if e, ok := s.plainSentence(answer, source, t, cw); ok {
+				return e, true
+			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// notOnly: the negation before answer token i is "not only" or "not just"
+// ("not only faster but also cheaper" affirms).
+func notOnly(answer string, atoks []tok, i int) bool {
+	from, end := negScope(atoks, answer, i)
+	g := strings.ToLower(answer[from:end])
+	return strings.Contains(g, "not only") || strings.Contains(g, "not just")
+}
+
+// neverNegated: no source occurrence of word id follows a grammatical
+// negation in its clause, and addedNegation has tried the word in fewer
+// than scopeTries clauses (negAny: 0 unknown, 1 no, 2+k yes, tried k
+// times).
+func (s *state) neverNegated(id int32) bool {
+	if v := s.negAny[id]; v != 0 {
+		return v >= 2 && v < 2+scopeTries
+	}
+	v := uint8(2)
+	for _, j := range s.sourceToks(id) {
+		if s.negatedTok(int(j)) {
+			v = 1
+			break
+		}
+	}
+	s.negAny[id] = v
+	return v == 2
+}
+
+// plainSentence looks among the first source occurrences of token t's
+// word for one whose sentence shares scopeShared more words with the
+// clause cw and has no negation at all.
+func (s *state) plainSentence(answer, source string, t *tok, cw []tok) (Evidence, bool) {
+	if len(s.sents) == 0 {
+		s.sourceSentences(source)
+	}
+	s.mark = growMarks(s.mark, s.words.len())
+	occ := s.sourceToks(t.id)
+	for _, j := range occ[:min(len(occ), scopeOccurrences)] {
+		si := s.sentenceAt(s.stoks[j].start)
+		if si < 0 || !s.sharesWith(si, cw, t.id) {
+			continue
+		}
+		sent := &s.sents[si]
+		if sent.neg < 0 {
+			sent.neg, s.buf = negations(source[sent.span.Start:sent.span.End], s.buf)
+		}
+		if sent.neg > 0 {
+			continue
+		}
+		return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+			SourceSpan: &scan.Span{Start: sent.span.Start, End: sent.span.End}, SourceText: source[sent.span.Start:sent.span.End],
+			Reason: fmt.Sprintf("the answer negates %q, which the source states without a negation", answer[t.start:t.end])}, true
+	}
+	return Evidence{}, false
 }

@@ -75,3 +75,37 @@ func TestNewRestriction(t *testing.T) {
 		})
 	}
 }
+
+// TestAddedNegation: a word the source never negates, negated in an answer
+// clause that shares two more words with a source sentence holding it
+// and no negation, is a contradiction, also where the source sentence
+// sharing most words with the clause negates something else; the near
+// misses are not.
+func TestAddedNegation(t *testing.T) {
+	paper := "Bias terms do not help performance in denoising networks. These analyses provide interpretations of the network."
+	tests := []struct {
+		name, answer, source, mismatch, word string
+	}{
+		{"the answer negates what a plain sentence states", "Removing bias terms from denoising networks does not provide interpretations of the network.",
+			paper, Contradiction, "provide"},
+		{"a contraction", "Removing bias terms from denoising networks doesn't provide interpretations of the network.",
+			paper, Contradiction, "provide"},
+		{"faithful: no negation", "Removing bias terms from denoising networks provides interpretations of the network.", paper, None, ""},
+		{"faithful: \"not only\" affirms", "Removing bias terms from denoising networks not only provides interpretations of the network but also speeds it up.",
+			paper, None, ""},
+		{"the source negates the word elsewhere", "Removing bias terms from denoising networks does not provide interpretations of the network.",
+			paper + " Older analyses did not provide interpretations.", None, ""},
+		{"the word's sentence has a negation", "Removing bias terms from denoising networks does not provide interpretations of the network.",
+			"Bias terms do not help performance in denoising networks. These analyses provide interpretations of the network, not proofs.", None, ""},
+		{"too few shared words: another matter", "The committee does not provide lunch.", paper, None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if e, ok := requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, AddedNegationConfidence); ok {
+				require.True(t, strings.EqualFold(tt.word, e.AnswerText), "%+v", e)
+				require.Contains(t, e.Reason, "which the source states without a negation")
+			}
+		})
+	}
+}
