@@ -379,6 +379,9 @@ const AddedNegationConfidence = 0.6
 // (contradiction) compares the answer's negation with that one. "not
 // only" and "not just" negate nothing.
 func (s *state) addedNegation(answer, source string) (Evidence, bool) {
+	if !grammaticalNegation(answer) {
+		return Evidence{}, false // the usual case, in one pass rather than one per word
+	}
 	if cap(s.negAny) < s.words.len() {
 		s.negAny = make([]uint8, s.words.len())
 	}
