@@ -498,9 +498,10 @@ type state struct {
 	unitToks   []int32
 	unitToksOK bool
 
-	// roleSwap's index of the answer tokens sorted by word (answerToks).
-	ansByID  []int32
-	answerOK bool
+	// roleSwap's index of the answer tokens by word (answerToks): per word
+	// id the range ansStart[id:id+1] of ansByID; ansNext is scratch.
+	ansStart, ansByID, ansNext []int32
+	answerOK                   bool
 }
 
 var statePool = sync.Pool{New: func() any {

@@ -1,7 +1,6 @@
 package grounding
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -90,23 +89,32 @@ func usually(l *lexicon, lemmas []int32, pos uint8) bool {
 }
 
 // answerToks returns the indexes of the answer tokens of word id, in
-// order, from an index of the answer tokens sorted by word made on first
-// use in a Check (answerOK).
+// order, from an index of the answer tokens by word (a counting sort, as
+// sourceToks) made on first use in a Check (answerOK).
 func (s *state) answerToks(id int32) []int32 {
 	if !s.answerOK {
-		s.ansByID = s.ansByID[:0]
-		for j := range s.atoks {
-			s.ansByID = append(s.ansByID, int32(j))
+		n := s.words.len()
+		s.ansStart = slices.Grow(s.ansStart[:0], n+1)[:n+1]
+		clear(s.ansStart)
+		for _, t := range s.atoks {
+			s.ansStart[t.id+1]++
 		}
-		slices.SortStableFunc(s.ansByID, func(a, b int32) int { return cmp.Compare(s.atoks[a].id, s.atoks[b].id) })
-		s.answerOK = true
+		for k := 1; k <= n; k++ {
+			s.ansStart[k] += s.ansStart[k-1]
+		}
+		s.ansByID = slices.Grow(s.ansByID[:0], len(s.atoks))[:len(s.atoks)]
+		next := slices.Grow(s.ansNext[:0], n)[:n]
+		copy(next, s.ansStart[:n])
+		for k, t := range s.atoks {
+			s.ansByID[next[t.id]] = int32(k)
+			next[t.id]++
+		}
+		s.ansNext, s.answerOK = next, true
 	}
-	lo, _ := slices.BinarySearchFunc(s.ansByID, id, func(j, id int32) int { return cmp.Compare(s.atoks[j].id, id) })
-	hi := lo
-	for hi < len(s.ansByID) && s.atoks[s.ansByID[hi]].id == id {
-		hi++
+	if id < 0 || int(id)+1 >= len(s.ansStart) {
+		return nil
 	}
-	return s.ansByID[lo:hi]
+	return s.ansByID[s.ansStart[id]:s.ansStart[id+1]]
 }
 
 // placeOf returns the index of the source token that stands between the
