@@ -336,6 +336,17 @@ func (s *state) oppositeIn(w string) (string, int) {
 			return o, at
 		}
 	}
+	// "sub-" on an adjective: below what the adjective says
+	// ("suboptimal" where the source says "optimal"); on a noun it names a
+	// part ("subset", "subgroup"), no opposite.
+	if rest, ok := strings.CutPrefix(w, "sub"); ok {
+		rest = strings.TrimPrefix(rest, "-")
+		if len(rest) >= affixMinRest && s.adjective(rest) {
+			if o, at := found(append(buf[:0], rest...)); o != "" {
+				return o, at
+			}
+		}
+	}
 	// A compound of two or three parts in the reverse order.
 	if n := strings.Count(w, "-"); n == 1 || n == 2 {
 		first, last := w[:strings.IndexByte(w, '-')], w[strings.LastIndexByte(w, '-')+1:]
@@ -386,4 +397,15 @@ func tokAt(toks []tok, off int) int {
 		}
 	}
 	return lo
+}
+
+// adjective: the lexicon has the lower-case word w as a form of a lemma
+// that is usually an adjective.
+func (s *state) adjective(w string) bool {
+	l := lex()
+	if l == nil || len(w) > len(s.lex.word) {
+		return false
+	}
+	s.lex.bases = l.baseForms(append(s.lex.word[:0], w...), s.lex.bases[:0])
+	return usually(l, s.lex.bases, 2)
 }

@@ -30,6 +30,13 @@ func TestAffixOpposite(t *testing.T) {
 			"An encoder is trained on photographs of faces. In the last stage of the pipeline, speech sounds pass through a vocoder and a filter.", None, ""},
 		{"three letters after the prefix are no stem", "Guards enter thieves at the gate of the museum.",
 			"Guards deter thieves at the gate of the museum every night.", None, ""},
+		// "sub-" on an adjective (stop 20); on a noun it names a part.
+		{"sub- on an adjective", "The manager reaches a suboptimal allocation of tasks among the workers.",
+			"The manager reaches an optimal allocation of tasks among the workers.", Contradiction, "optimal"},
+		{"sub- on an adjective, hyphenated", "The manager reaches a sub-optimal allocation of tasks among the workers.",
+			"The manager reaches an optimal allocation of tasks among the workers.", Contradiction, "optimal"},
+		{"sub- on a noun", "The model scores a subgroup of patients from the trial.",
+			"The model scores a group of patients from the trial.", None, ""},
 		{"in / out is no opposite prefix here", "The uncertainties of the inputs of each layer are combined.",
 			"The uncertainties of the outputs of each layer are combined for detection.", None, ""},
 	}
