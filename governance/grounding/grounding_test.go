@@ -93,6 +93,8 @@ func FuzzCheck(f *testing.F) {
 	f.Add("We discount post-stimulus activity in a time-by-space model; it is negative.", "We discount pre-stimulus activity in a space-by-time model; it is non-negative.")
 	f.Add("Tom restarts it after launching, and likes rain more than sun.", "Tom: restart before launching?\nAnn: sun is nicer than rain\nTom: ok")
 	f.Add("The capital of France is Lyon, says Marie. Ann met New Jersey Bob.", "The capital of France is Paris. Lyon is big. Ann met the New York Mets.")
+	f.Add("The landlord pays the cleaner and the tenant pays the plumber; a suboptimal plan.", "The landlord pays the plumber and the tenant pays the cleaner. An optimal plan.")
+	f.Add("Removing bias terms does not provide interpretations of the network, nor salmon.", "Bias terms do not help. These analyses provide interpretations of the network. Fish.")
 	c := New()
 	f.Fuzz(func(t *testing.T, answer, source string) {
 		r := c.Check(answer, source)
