@@ -103,7 +103,7 @@ func (c *Checker) Check(answer, source string) Result {
 	defer putState(st)
 	// Source words first: answer words looked up later find them.
 	st.source = source
-	st.lsrcOK, st.lansOK, st.compoundsOK, st.posOK, st.unitToksOK, st.caseOK, st.answerOK = false, false, false, false, false, false, false
+	st.lsrcOK, st.lansOK, st.compoundsOK, st.srcByWord.ok, st.unitToksOK, st.caseOK, st.ansByWord.ok = false, false, false, false, false, false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -478,13 +478,11 @@ type state struct {
 	compounds      map[string]int   // the lowered source's whole compounds (compoundIndex)
 	compoundsOK    bool
 
-	// sourceToks' index of the source tokens by word (posStart, pos;
-	// posNext is scratch) and neighboursOf's memo: word id -> its range of
-	// nbrIDs.
-	posStart, pos, posNext []int32
-	posOK                  bool
-	nbr                    map[int32][2]int32
-	nbrIDs                 []int32
+	// sourceToks' index of the source tokens by word, and neighboursOf's
+	// memo: word id -> its range of nbrIDs.
+	srcByWord tokenIndex
+	nbr       map[int32][2]int32
+	nbrIDs    []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.
@@ -498,10 +496,8 @@ type state struct {
 	unitToks   []int32
 	unitToksOK bool
 
-	// roleSwap's index of the answer tokens by word (answerToks): per word
-	// id the range ansStart[id:id+1] of ansByID; ansNext is scratch.
-	ansStart, ansByID, ansNext []int32
-	answerOK                   bool
+	// roleSwap's index of the answer tokens by word (answerToks).
+	ansByWord tokenIndex
 }
 
 var statePool = sync.Pool{New: func() any {
@@ -2608,29 +2604,43 @@ func (s *state) sharedNeighbour(i int, ant []byte) bool {
 // (so that looking a word up for each answer token is not a pass over the
 // source each time: quadratic on long texts).
 func (s *state) sourceToks(id int32) []int32 {
-	if !s.posOK {
-		n := s.words.len()
-		s.posStart = slices.Grow(s.posStart[:0], n+1)[:n+1]
-		clear(s.posStart)
-		for _, t := range s.stoks {
-			s.posStart[t.id+1]++
+	return s.srcByWord.of(s.stoks, s.words.len(), id)
+}
+
+// tokenIndex lists the tokens of each word id in text order: a counting
+// sort of a Check's tokens by word, built on the first lookup (ok false
+// until then; the Check resets it). Word id k's tokens are
+// byID[start[k]:start[k+1]]; next is scratch.
+type tokenIndex struct {
+	start, byID, next []int32
+	ok                bool
+}
+
+// of returns the indexes into toks of word id's tokens; nwords is the
+// number of word ids of the Check.
+func (x *tokenIndex) of(toks []tok, nwords int, id int32) []int32 {
+	if !x.ok {
+		x.start = slices.Grow(x.start[:0], nwords+1)[:nwords+1]
+		clear(x.start)
+		for _, t := range toks {
+			x.start[t.id+1]++
 		}
-		for k := 1; k <= n; k++ {
-			s.posStart[k] += s.posStart[k-1]
+		for k := 1; k <= nwords; k++ {
+			x.start[k] += x.start[k-1]
 		}
-		s.pos = slices.Grow(s.pos[:0], len(s.stoks))[:len(s.stoks)]
-		next := slices.Grow(s.posNext[:0], n)[:n]
-		copy(next, s.posStart[:n])
-		for k, t := range s.stoks {
-			s.pos[next[t.id]] = int32(k)
-			next[t.id]++
+		x.byID = slices.Grow(x.byID[:0], len(toks))[:len(toks)]
+		x.next = slices.Grow(x.next[:0], nwords)[:nwords]
+		copy(x.next, x.start[:nwords])
+		for k, t := range toks {
+			x.byID[x.next[t.id]] = int32(k)
+			x.next[t.id]++
 		}
-		s.posNext, s.posOK = next, true
+		x.ok = true
 	}
-	if id < 0 || int(id)+1 >= len(s.posStart) {
+	if id < 0 || int(id)+1 >= len(x.start) {
 		return nil
 	}
-	return s.pos[s.posStart[id]:s.posStart[id+1]]
+	return x.byID[x.start[id]:x.start[id+1]]
 }
 
 // neighboursOf returns the sorted ids of the source words within

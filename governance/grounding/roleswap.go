@@ -2,7 +2,6 @@ package grounding
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -89,32 +88,10 @@ func usually(l *lexicon, lemmas []int32, pos uint8) bool {
 }
 
 // answerToks returns the indexes of the answer tokens of word id, in
-// order, from an index of the answer tokens by word (a counting sort, as
-// sourceToks) made on first use in a Check (answerOK).
+// order, from an index of the answer tokens by word made on first use in a
+// Check.
 func (s *state) answerToks(id int32) []int32 {
-	if !s.answerOK {
-		n := s.words.len()
-		s.ansStart = slices.Grow(s.ansStart[:0], n+1)[:n+1]
-		clear(s.ansStart)
-		for _, t := range s.atoks {
-			s.ansStart[t.id+1]++
-		}
-		for k := 1; k <= n; k++ {
-			s.ansStart[k] += s.ansStart[k-1]
-		}
-		s.ansByID = slices.Grow(s.ansByID[:0], len(s.atoks))[:len(s.atoks)]
-		next := slices.Grow(s.ansNext[:0], n)[:n]
-		copy(next, s.ansStart[:n])
-		for k, t := range s.atoks {
-			s.ansByID[next[t.id]] = int32(k)
-			next[t.id]++
-		}
-		s.ansNext, s.answerOK = next, true
-	}
-	if id < 0 || int(id)+1 >= len(s.ansStart) {
-		return nil
-	}
-	return s.ansByID[s.ansStart[id]:s.ansStart[id+1]]
+	return s.ansByWord.of(s.atoks, s.words.len(), id)
 }
 
 // placeOf returns the index of the source token that stands between the

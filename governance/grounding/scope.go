@@ -81,14 +81,7 @@ func (s *state) droppedNegation(answer, source string) (Evidence, bool) {
 		if n, s.buf = negations(answer[c0:c1], s.buf); n > 0 {
 			continue
 		}
-		i0, i1 := i, i+1
-		for i0 > 0 && s.atoks[i0-1].start >= c0 {
-			i0--
-		}
-		for i1 < len(s.atoks) && s.atoks[i1].start < c1 {
-			i1++
-		}
-		if cw := s.atoks[i0:i1]; len(cw) > scopeShared && len(cw) <= scopeClauseWords {
+		if cw := clauseToks(s.atoks, i, c0, c1); len(cw) > scopeShared && len(cw) <= scopeClauseWords {
 			if e, ok := s.sharedSentence(answer, source, t, cw); ok {
 				return e, true
 			}
@@ -397,20 +390,26 @@ func (s *state) addedNegation(answer, source string) (Evidence, bool) {
 		if !ok {
 			continue
 		}
-		i0, i1 := i, i+1
-		for i0 > 0 && s.atoks[i0-1].start >= c0 {
-			i0--
-		}
-		for i1 < len(s.atoks) && s.atoks[i1].start < c1 {
-			i1++
-		}
-		if cw := s.atoks[i0:i1]; len(cw) > scopeShared && len(cw) <= scopeClauseWords {
+		if cw := clauseToks(s.atoks, i, c0, c1); len(cw) > scopeShared && len(cw) <= scopeClauseWords {
 			if e, ok := s.plainSentence(answer, source, t, cw); ok {
 				return e, true
 			}
 		}
 	}
 	return Evidence{}, false
+}
+
+// clauseToks returns the tokens around token i that start within the
+// clause [c0, c1).
+func clauseToks(toks []tok, i, c0, c1 int) []tok {
+	i0, i1 := i, i+1
+	for i0 > 0 && toks[i0-1].start >= c0 {
+		i0--
+	}
+	for i1 < len(toks) && toks[i1].start < c1 {
+		i1++
+	}
+	return toks[i0:i1]
 }
 
 // notOnly: the negation before answer token i is "not only" or "not just"

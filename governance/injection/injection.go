@@ -190,15 +190,11 @@ const blockMargin = 0.2
 // span (0 when none is). It stops when *read passes budget.
 func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget int) (float64, scan.Span) {
 	sc.fcuts, sc.fz, sc.fcount = s.blocks(sc, text, r.Start, r.End, FocusWindow/2, sc.fcuts, sc.fz, sc.fcount)
-	var n string
 	var p float64
 	var best scan.Span
 	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
-		w := text[sc.fcuts[i]:sc.fcuts[i+2]]
-		n, sc.norm = normalizeScratch(sc.norm, w)
-		var sig []string
-		sig, sc.leet = countedSignals(sc.leet, w, n, read)
-		if sig = withoutMessageSignals(sc, sig); !Evidence(sig) {
+		sig, ok := focusSignals(sc, text[sc.fcuts[i]:sc.fcuts[i+2]], read)
+		if !ok {
 			continue
 		}
 		if q := s.m.finishSignals(sc.fz[i]+sc.fz[i+1], sc.fcount[i]+sc.fcount[i+1], sig) - focusMargin; q > p {
@@ -206,11 +202,8 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 	}
 	for j := 0; len(sc.fz) > 1 && j < len(sc.fz) && *read <= budget; j++ {
-		b := text[sc.fcuts[j]:sc.fcuts[j+1]]
-		n, sc.norm = normalizeScratch(sc.norm, b)
-		var sig []string
-		sig, sc.leet = countedSignals(sc.leet, b, n, read)
-		if sig = withoutMessageSignals(sc, sig); !Evidence(sig) {
+		sig, ok := focusSignals(sc, text[sc.fcuts[j]:sc.fcuts[j+1]], read)
+		if !ok {
 			continue
 		}
 		if q := s.m.finishSignals(sc.fz[j], sc.fcount[j], sig) - blockMargin; q > p {
@@ -218,6 +211,17 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 	}
 	return p, best
+}
+
+// focusSignals returns the signals of a focus window or block, without
+// the message signals, and whether they are evidence.
+func focusSignals(sc *scratch, part string, read *int) ([]string, bool) {
+	var n string
+	n, sc.norm = normalizeScratch(sc.norm, part)
+	var sig []string
+	sig, sc.leet = countedSignals(sc.leet, part, n, read)
+	sig = withoutMessageSignals(sc, sig)
+	return sig, Evidence(sig)
 }
 
 // blocks cuts text[from:to] at word ends into blocks of about size bytes
