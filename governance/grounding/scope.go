@@ -82,7 +82,7 @@ func (s *state) droppedNegation(answer, source string) (Evidence, bool) {
 			continue
 		}
 		if cw := clauseToks(s.atoks, i, c0, c1); len(cw) > scopeShared && len(cw) <= scopeClauseWords {
-			if e, ok := s.sharedSentence(answer, source, t, cw); ok {
+			if e, ok := s.scopeSentence(answer, source, t, cw, false, "the answer states %q, which the source has only under a negation"); ok {
 				return e, true
 			}
 		}
@@ -90,10 +90,11 @@ func (s *state) droppedNegation(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// sharedSentence looks among the first source occurrences of token t's
+// scopeSentence looks among the first source occurrences of token t's
 // word for one whose sentence shares scopeShared more words with the
-// clause cw.
-func (s *state) sharedSentence(answer, source string, t *tok, cw []tok) (Evidence, bool) {
+// clause cw and, when plain, has no negation at all; reason formats the
+// evidence's reason with the word.
+func (s *state) scopeSentence(answer, source string, t *tok, cw []tok, plain bool, reason string) (Evidence, bool) {
 	if len(s.sents) == 0 {
 		s.sourceSentences(source)
 	}
@@ -104,10 +105,16 @@ func (s *state) sharedSentence(answer, source string, t *tok, cw []tok) (Evidenc
 		if si < 0 || !s.sharesWith(si, cw, t.id) {
 			continue
 		}
-		sent := s.sents[si].span
+		sent := &s.sents[si]
+		if plain && sent.neg < 0 {
+			sent.neg, s.buf = negations(source[sent.span.Start:sent.span.End], s.buf)
+		}
+		if plain && sent.neg > 0 {
+			continue
+		}
 		return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
-			SourceSpan: &scan.Span{Start: sent.Start, End: sent.End}, SourceText: source[sent.Start:sent.End],
-			Reason: fmt.Sprintf("the answer states %q, which the source has only under a negation", answer[t.start:t.end])}, true
+			SourceSpan: &scan.Span{Start: sent.span.Start, End: sent.span.End}, SourceText: source[sent.span.Start:sent.span.End],
+			Reason: fmt.Sprintf(reason, answer[t.start:t.end])}, true
 	}
 	return Evidence{}, false
 }
@@ -391,7 +398,7 @@ func (s *state) addedNegation(answer, source string) (Evidence, bool) {
 			continue
 		}
 		if cw := clauseToks(s.atoks, i, c0, c1); len(cw) > scopeShared && len(cw) <= scopeClauseWords {
-			if e, ok := s.plainSentence(answer, source, t, cw); ok {
+			if e, ok := s.scopeSentence(answer, source, t, cw, true, "the answer negates %q, which the source states without a negation"); ok {
 				return e, true
 			}
 		}
@@ -437,32 +444,4 @@ func (s *state) neverNegated(id int32) bool {
 	}
 	s.negAny[id] = v
 	return v == 2
-}
-
-// plainSentence looks among the first source occurrences of token t's
-// word for one whose sentence shares scopeShared more words with the
-// clause cw and has no negation at all.
-func (s *state) plainSentence(answer, source string, t *tok, cw []tok) (Evidence, bool) {
-	if len(s.sents) == 0 {
-		s.sourceSentences(source)
-	}
-	s.mark = growMarks(s.mark, s.words.len())
-	occ := s.sourceToks(t.id)
-	for _, j := range occ[:min(len(occ), scopeOccurrences)] {
-		si := s.sentenceAt(s.stoks[j].start)
-		if si < 0 || !s.sharesWith(si, cw, t.id) {
-			continue
-		}
-		sent := &s.sents[si]
-		if sent.neg < 0 {
-			sent.neg, s.buf = negations(source[sent.span.Start:sent.span.End], s.buf)
-		}
-		if sent.neg > 0 {
-			continue
-		}
-		return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
-			SourceSpan: &scan.Span{Start: sent.span.Start, End: sent.span.End}, SourceText: source[sent.span.Start:sent.span.End],
-			Reason: fmt.Sprintf("the answer negates %q, which the source states without a negation", answer[t.start:t.end])}, true
-	}
-	return Evidence{}, false
 }
