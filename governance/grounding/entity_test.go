@@ -121,14 +121,7 @@ func TestEntitySwap(t *testing.T) {
 			if tt.mismatch != Contradiction {
 				return
 			}
-			require.Len(t, r.Evidence, 1)
-			e := r.Evidence[0]
-			require.Equal(t, tt.said, e.AnswerText)
-			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
-			require.NotNil(t, e.SourceSpan)
-			require.Equal(t, tt.was, e.SourceText)
-			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
-			require.Contains(t, e.Reason, `says "`+tt.said+`" where the source says "`+tt.was+`"`)
+			requireSwapEvidence(t, r, tt.answer, tt.source, tt.said, tt.was)
 		})
 	}
 }
@@ -141,4 +134,18 @@ func TestEntitySwapFlood(t *testing.T) {
 	source := strings.Repeat("the mayor met Paris. ", maxSourceBytes/21)
 	r := New().Check(answer, source)
 	require.Equal(t, Unsupported, r.Mismatch)
+}
+
+// requireSwapEvidence: r has one piece of evidence, the answer's word said
+// where the source has was, both spans pointing at them.
+func requireSwapEvidence(t *testing.T, r Result, answer, source, said, was string) {
+	t.Helper()
+	require.Len(t, r.Evidence, 1)
+	e := r.Evidence[0]
+	require.Equal(t, said, e.AnswerText)
+	require.Equal(t, answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
+	require.NotNil(t, e.SourceSpan)
+	require.Equal(t, was, e.SourceText)
+	require.Equal(t, source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
+	require.Contains(t, e.Reason, `says "`+said+`" where the source says "`+was+`"`)
 }

@@ -49,14 +49,7 @@ func TestRoleSwap(t *testing.T) {
 			if tt.mismatch == None {
 				return
 			}
-			require.Len(t, r.Evidence, 1)
-			e := r.Evidence[0]
-			require.Equal(t, tt.said, e.AnswerText)
-			require.Equal(t, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End], e.AnswerText)
-			require.NotNil(t, e.SourceSpan)
-			require.Equal(t, tt.was, e.SourceText)
-			require.Equal(t, tt.source[e.SourceSpan.Start:e.SourceSpan.End], e.SourceText)
-			require.Contains(t, e.Reason, `says "`+tt.said+`" where the source says "`+tt.was+`"`)
+			requireSwapEvidence(t, r, tt.answer, tt.source, tt.said, tt.was)
 		})
 	}
 }
