@@ -23,7 +23,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 11 // 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+const FeatureVersion = 12 // 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -679,6 +679,10 @@ var signalREs = []struct {
 	// Not attack signals: trigger words (above) and a device or app
 	// setting named as a mode ("developer mode on my Android phone"). See
 	// bareTrigger.
+	// Marker, not a signal: the text names a Caesar cipher, so
+	// decodedPayloads tries its shifts (found here with the other
+	// triggers rather than by a search of its own per window).
+	{"cipher_named", []string{"caesar", "cipher"}, regexp.MustCompile(`\b(?:caesar|cipher)`), 0},
 	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored)`), 0},
 	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car|windows|linux|ubuntu|macos)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation|windows|linux|ubuntu|macos|mac)\b[^.\n?]{0,50}\bmode\b|\b(?:safe|airplane|flight|dark|light|night|recovery|sleep|hibernate|incognito|guest|compatibility|power saving|low power|battery saver|kiosk|presentation|reading|focus|offline|silent|editor|insert|visual|tablet|desktop|landscape|portrait|full ?screen|eco|sport|manual) mode\b`), 0},
 }
@@ -773,7 +777,11 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 		// about it) is not priming.
 		out = slices.Delete(out, i, i+1)
 	}
-	if d := decodedPayloads(raw, normText); d != "" {
+	cipher := false
+	if i := slices.Index(out, cipherNamed); i >= 0 {
+		cipher, out = true, slices.Delete(out, i, i+1)
+	}
+	if d := decodedPayloads(raw, normText, cipher); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
 		// Through match, so that decoded text counts against the read
@@ -891,7 +899,11 @@ func bareTrigger(out []string) []string {
 
 // marker reports the two entries of signalREs that are input to
 // bareTrigger, not signals.
-func marker(name string) bool { return name == "trigger_word" || name == "setting_mode" }
+func marker(name string) bool {
+	return name == "trigger_word" || name == "setting_mode" || name == cipherNamed
+}
+
+const cipherNamed = "cipher_named"
 
 // Evidence reports whether sig holds an attack signal (anything but
 // bare_trigger).
@@ -1404,8 +1416,9 @@ func contains(xs []string, x string) bool {
 
 // decodedPayloads decodes up to 4 base64 runs (4 KiB each) that decode to
 // mostly printable text, the first Morse code and hex runs, and norm (text
-// normalised) rotated when it names ROT13, and returns them lower-cased.
-func decodedPayloads(text, norm string) string {
+// normalised) rotated when it names ROT13 or a Caesar cipher, and returns
+// them lower-cased.
+func decodedPayloads(text, norm string, cipher bool) string {
 	var out []string
 	if d := decodeMorse(text); d != "" {
 		out = append(out, d)
@@ -1413,7 +1426,7 @@ func decodedPayloads(text, norm string) string {
 	if d := decodeHex(text); d != "" {
 		out = append(out, d)
 	}
-	if d := decodeROT13(norm); d != "" {
+	if d := decodeShifted(norm, cipher); d != "" {
 		out = append(out, d)
 	}
 	if !hasBase64Run(text) {
@@ -1546,27 +1559,50 @@ var hexBytes, morseBytes = func() (hex, morse [256]bool) {
 	return hex, morse
 }()
 
-// decodeROT13 returns the rot13Bytes of normalised (lower-case) text from
-// where it names ROT13, rotated by 13 letters, when at least three of
-// their words are common English words only once rotated ("gur" is
-// "the"), or "".
-func decodeROT13(norm string) string {
-	k := namesROT13(norm[:min(len(norm), maxFeatureBytes)])
+// decodeShifted returns the rot13Bytes of normalised (lower-case) text
+// from where it names ROT13 (rotated by 13 letters) or, when cipher, a
+// Caesar cipher (rotated by the shift that reads best), when at least
+// three of their words are common English words only once rotated ("gur"
+// is "the"), or "".
+func decodeShifted(norm string, cipher bool) string {
+	head := norm[:min(len(norm), maxFeatureBytes)]
+	first, last := 13, 13
+	k := namesROT13(head)
 	if k < 0 {
-		return ""
+		if !cipher {
+			return ""
+		}
+		if k = namesCipher(head); k < 0 {
+			return ""
+		}
+		first, last = 1, 25
 	}
 	// The payload follows the name; its rotation is matched against every
 	// signal, so it is bounded as a base64 payload is.
-	norm = norm[k:min(len(norm), k+rot13Bytes)]
-	b := []byte(norm)
-	for i, c := range b {
-		if c >= 'a' && c <= 'z' {
-			b[i] = 'a' + (c-'a'+13)%26
+	seg := norm[k:min(len(norm), k+rot13Bytes)]
+	var best []byte
+	bestN := 2
+	b := make([]byte, len(seg))
+	for shift := first; shift <= last; shift++ {
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if c >= 'a' && c <= 'z' {
+				c = 'a' + (c-'a'+byte(shift))%26
+			}
+			b[i] = c
+		}
+		if n := rotatedEnglish(seg, b); n > bestN {
+			best, bestN = append(best[:0], b...), n
 		}
 	}
-	d := string(b)
+	return string(best)
+}
+
+// rotatedEnglish counts the words of d (seg rotated) that are common
+// English words where seg's are not.
+func rotatedEnglish(seg string, d []byte) int {
 	n := 0
-	for i := 0; i < len(d) && n < 3; {
+	for i := 0; i < len(d); {
 		if d[i] < 'a' || d[i] > 'z' {
 			i++
 			continue
@@ -1575,15 +1611,24 @@ func decodeROT13(norm string) string {
 		for j < len(d) && d[j] >= 'a' && d[j] <= 'z' {
 			j++
 		}
-		if commonEnglish[d[i:j]] && !commonEnglish[norm[i:j]] {
+		if commonEnglish[string(d[i:j])] && !commonEnglish[seg[i:j]] {
 			n++
 		}
 		i = j
 	}
-	if n < 3 {
-		return ""
+	return n
+}
+
+// namesCipher returns the index of the first "caesar" or "cipher" in
+// norm, or -1.
+func namesCipher(norm string) int {
+	k := -1
+	for _, w := range [...]string{"caesar", "cipher"} {
+		if i := strings.Index(norm, w); i >= 0 && (k < 0 || i < k) {
+			k = i
+		}
 	}
-	return d
+	return k
 }
 
 // rot13Bytes of text after "rot13" are rotated.
