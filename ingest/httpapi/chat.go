@@ -351,7 +351,7 @@ func (s *Server) postChat(c echo.Context) error {
 	}
 	adapter := s.providers[provider]
 	if adapter == nil {
-		return reject(fail(http.StatusNotImplemented, "provider %q is not available on this server", provider))
+		return reject(errNoProvider(provider))
 	}
 	if _, ok := adapter.(llm.Streamer); req.Stream && !ok {
 		return reject(fail(http.StatusNotImplemented, "provider %q cannot stream on this server yet; send stream:false", provider))
@@ -493,8 +493,7 @@ func (s *Server) postChat(c echo.Context) error {
 	if req.Stream {
 		return s.streamChat(c, app, tr, pol, adapter.(llm.Streamer), llmReq, cred, pre, groundText, turn)
 	}
-	var usage llm.Usage
-	var cost llmCost
+	lc := &llmCall{adapter: adapter, cred: cred, provider: provider, model: model}
 	var post governance.Decision
 	var toolCalls json.RawMessage
 	var tools toolCheck
@@ -502,8 +501,7 @@ func (s *Server) postChat(c echo.Context) error {
 	regenerated := false
 	for attempt := 0; ; attempt++ {
 		canRegen := attempt < MaxRegenerations
-		out, err := adapter.Complete(c.Request().Context(), llmReq, cred)
-		err = llm.Scrub(err, cred) // an upstream may echo the key in its message
+		out, err := s.complete(c.Request().Context(), lc, llmReq)
 		switch {
 		case err != nil && attempt == 0:
 			return s.chatUpstreamError(c, app, tr, start, err)
@@ -512,13 +510,9 @@ func (s *Server) postChat(c echo.Context) error {
 			// hand: judged again without the regenerate option it is
 			// redacted or blocked by the policy, the best safe outcome there
 			// is, rather than an error that throws away the paid calls.
-			status, msg, typ := upstreamFailure(err)
-			tr.Metadata = mergeMeta(tr.Metadata, map[string]any{"regenerate_error": msg, "regenerate_http_status": status, "regenerate_error_type": typ})
+			tr.Metadata = mergeMeta(tr.Metadata, regenerateFailure(err))
 			canRegen = false
 		default:
-			usage.PromptTokens += out.Usage.PromptTokens
-			usage.CompletionTokens += out.Usage.CompletionTokens
-			cost.add(s.callCost(provider, model, out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens))
 			answer = out.Content
 			toolCalls = out.ToolCalls
 		}
@@ -535,16 +529,7 @@ func (s *Server) postChat(c echo.Context) error {
 		switch {
 		case post.Governance == governance.ActionBlock || tools.governance == governance.ActionBlock:
 		case post.Governance == governance.ActionRegenerate:
-			why := "the content it flagged"
-			if len(post.Reasons) > 0 {
-				why = post.Reasons[0].Policy
-			}
-			// The instruction is the last turn, and a user one: Anthropic and
-			// Bedrock continue a final assistant turn as a prefill, and move
-			// system messages out of the conversation.
-			llmReq.Messages = append(slices.Clone(llmReq.Messages),
-				llm.Message{Role: "assistant", Content: answer},
-				llm.Message{Role: "user", Content: fmt.Sprintf(regenerateNotice, why, why)})
+			llmReq.Messages = regenerateTurns(llmReq.Messages, answer, post)
 			regenerated = true
 			continue
 		case tools.governance == governance.ActionRegenerate:
@@ -562,8 +547,8 @@ func (s *Server) postChat(c echo.Context) error {
 	// Never nil: policy_hits is an array on the wire, also when empty.
 	findings := append(append([]governance.Finding{}, pre.Findings...), withoutStage(post.Findings, governance.StageTool)...)
 	final := post.Answer
-	resp := s.chatDecision(requestID, model, start, post, &final, groundText != "", usage)
-	resp.costUSD = cost.usd()
+	resp := s.chatDecision(requestID, model, start, post, &final, groundText != "", lc.usage)
+	resp.costUSD = lc.cost.usd()
 	if regenerated && post.Governance == governance.ActionAllow && tools.governance == governance.ActionAllow {
 		resp.Governance, resp.GovernanceAction = governance.ActionRegenerate, governance.ActionRegenerate
 	}
