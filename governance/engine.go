@@ -23,6 +23,8 @@ type Input struct {
 	// CanRegenerate says the caller can produce a new answer (an LLM is
 	// configured for regeneration). Without it a regenerate rule falls back
 	// to the strongest applicable of rewrite / block (DESIGN.md section 5).
+	// A new answer cures only what is in the answer: a regenerate rule's
+	// hit in the prompt or the tool result falls back the same way.
 	CanRegenerate bool
 }
 
@@ -502,6 +504,7 @@ func (c *Compiled) groundingFinding(g GroundingResult) (Finding, bool) {
 // something to rewrite with (a placeholder, or a grounding correction), a
 // regenerate needs a caller that can regenerate.
 func (c *Compiled) effective(f *Finding, g GroundingResult, canRegenerate bool) Action {
+	canRegenerate = canRegenerate && f.Stage == StagePost
 	rewritable := f.placeholder != "" && len(f.Spans) > 0
 	if strings.HasPrefix(f.Policy, "grounding.") {
 		rewritable = f.Policy == "grounding."+MismatchNumeric && g.Rewritten != ""
