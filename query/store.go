@@ -65,7 +65,7 @@ type App struct {
 	OrgID          string
 	Name           string
 	Mode           string // AppModeEvents | AppModeVerify | AppModeFullControl
-	ProviderOption string // "byok" | "managed" | "" (full_control only)
+	ProviderOption string // "byok" | "managed" | "" (full_control; verify with an LLM to regenerate with)
 	Provider       string
 	Model          string
 	KeyHash        []byte // SHA-256 of the API key

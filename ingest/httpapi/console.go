@@ -23,7 +23,8 @@ import (
 // SignupCreditUSD is the free credit of a new organisation (spec section 1).
 const SignupCreditUSD = 50.0
 
-// Provider values of a Full Control application (DESIGN.md section 5).
+// Provider values of a Full Control application, and of a Verify
+// application's LLM for regeneration (DESIGN.md section 5).
 var providers = map[string]bool{"openai": true, "azure_openai": true, "anthropic": true, "bedrock": true, "vertex": true}
 
 const (
@@ -264,10 +265,9 @@ type appRequest struct {
 }
 
 // applyApp validates req and applies it to a (a new app when creating). The
-// rules: mode is fixed at creation; provider_option (byok|managed) and
-// llm_api_key exist only for full_control; byok needs an LLM key (sent now or
-// stored before); managed drops a stored LLM key; provider is one of the five
-// vendor values.
+// rules: mode is fixed at creation; provider is one of the five vendor
+// values; the LLM settings (applyLLM) exist only for full_control and
+// verify applications.
 func (s *Server) applyApp(a *query.App, req appRequest, creating bool) error {
 	if req.Name != nil {
 		name := strings.TrimSpace(*req.Name)
@@ -303,50 +303,80 @@ func (s *Server) applyApp(a *query.App, req appRequest, creating bool) error {
 		}
 		a.Model = *req.Model
 	}
-
-	if a.Mode != query.AppModeFullControl {
-		if req.ProviderOption != nil || req.LLMAPIKey != nil {
-			return fail(http.StatusBadRequest, "provider_option and llm_api_key apply only to full_control applications")
-		}
-		return nil
+	switch a.Mode {
+	case query.AppModeFullControl, query.AppModeVerify:
+		return s.applyLLM(a, req, creating)
 	}
+	if req.ProviderOption != nil || req.LLMAPIKey != nil {
+		return fail(http.StatusBadRequest, "provider_option and llm_api_key apply only to verify and full_control applications")
+	}
+	return nil
+}
+
+// applyLLM applies the LLM settings: provider_option byok (an LLM key, sent
+// now or stored before, sealed at rest) or managed (the operator's key;
+// drops a stored LLM key). A full_control application always has one
+// (managed unless a key is sent). A verify application has one only when
+// asked for (an LLM to regenerate with, docs/api.md): then provider and
+// model are required, and provider_option "" removes it again.
+func (s *Server) applyLLM(a *query.App, req appRequest, creating bool) error {
+	verify := a.Mode == query.AppModeVerify
 	opt := a.ProviderOption
-	if req.ProviderOption != nil {
+	switch {
+	case req.ProviderOption != nil:
 		opt = *req.ProviderOption
-	} else if creating {
+	case req.LLMAPIKey != nil && (creating || opt == ""):
+		opt = providerBYOK
+	case creating && !verify:
 		opt = providerManaged
-		if req.LLMAPIKey != nil {
-			opt = providerBYOK
-		}
 	}
 	switch opt {
+	case "":
+		if !verify {
+			return fail(http.StatusBadRequest, "provider_option must be byok or managed, got \"\"")
+		}
+		if req.LLMAPIKey != nil {
+			return fail(http.StatusBadRequest, "llm_api_key is only for provider_option byok")
+		}
+		a.LLMKeyCipher = nil // no LLM: no key kept either
 	case providerManaged:
 		if req.LLMAPIKey != nil {
 			return fail(http.StatusBadRequest, "llm_api_key is only for provider_option byok")
 		}
 		a.LLMKeyCipher = nil // a managed app keeps no customer key
 	case providerBYOK:
-		if req.LLMAPIKey != nil {
-			k := *req.LLMAPIKey
-			if err := checkLen("llm_api_key", k, 1, 4096); err != nil {
-				return fail(http.StatusBadRequest, "%s", err.Error())
-			}
-			if s.sealer == nil {
-				return fail(http.StatusBadRequest, "llm_api_key cannot be stored: the server has no GATEWAY_MASTER_KEY configured")
-			}
-			sealed, err := s.sealer.Seal([]byte(k), auth.SealAAD(a.OrgID, a.ID))
-			if err != nil {
-				return fmt.Errorf("seal llm_api_key: %w", err)
-			}
-			a.LLMKeyCipher = sealed
-		}
-		if len(a.LLMKeyCipher) == 0 {
-			return fail(http.StatusBadRequest, "llm_api_key is required for provider_option byok")
+		if err := s.sealLLMKey(a, req.LLMAPIKey); err != nil {
+			return err
 		}
 	default:
 		return fail(http.StatusBadRequest, "provider_option must be byok or managed, got %q", opt)
 	}
+	if verify && opt != "" && (a.Provider == "" || a.Model == "") {
+		return fail(http.StatusBadRequest, "a verify application with provider_option %s needs provider and model: the LLM it regenerates answers with", opt)
+	}
 	a.ProviderOption = opt
+	return nil
+}
+
+// sealLLMKey seals a BYOK key sent now into a; without one, a needs the
+// key it already stores.
+func (s *Server) sealLLMKey(a *query.App, key *string) error {
+	if key != nil {
+		if err := checkLen("llm_api_key", *key, 1, 4096); err != nil {
+			return fail(http.StatusBadRequest, "%s", err.Error())
+		}
+		if s.sealer == nil {
+			return fail(http.StatusBadRequest, "llm_api_key cannot be stored: the server has no GATEWAY_MASTER_KEY configured")
+		}
+		sealed, err := s.sealer.Seal([]byte(*key), auth.SealAAD(a.OrgID, a.ID))
+		if err != nil {
+			return fmt.Errorf("seal llm_api_key: %w", err)
+		}
+		a.LLMKeyCipher = sealed
+	}
+	if len(a.LLMKeyCipher) == 0 {
+		return fail(http.StatusBadRequest, "llm_api_key is required for provider_option byok")
+	}
 	return nil
 }
 

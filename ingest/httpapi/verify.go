@@ -80,7 +80,8 @@ func dimension(c echo.Context, name, def string) (string, error) {
 
 // postVerify is POST /v1/verify (spec 4.2, DESIGN.md section 5): the
 // governance engine judges the caller's answer under the application's
-// policy; the decision is produced to the log as a trace (mode sdk) before
+// policy (and an application with an LLM may regenerate it,
+// verifyregen.go); the decision is produced to the log as a trace (mode sdk) before
 // the response is written, so an acknowledged decision is never lost.
 func (s *Server) postVerify(c echo.Context) error {
 	start := s.now()
@@ -165,7 +166,8 @@ func (s *Server) postVerify(c echo.Context) error {
 	// beside the policy so that a long text adds no latency of its own.
 	usage := make(chan verifyUsage, 1)
 	go func() { usage <- countVerifyUsage(model, prompt, answer, tool) }()
-	dec := pol.Verify(governance.Input{Prompt: prompt, Answer: answer, ToolResult: tool})
+	in := governance.Input{Prompt: prompt, Answer: answer, ToolResult: tool, CanRegenerate: canRegenerateVerify(app, prompt)}
+	dec, regen := s.judgeVerify(c, app, pol, in)
 	u := <-usage
 
 	finished := s.now()
@@ -174,6 +176,9 @@ func (s *Server) postVerify(c echo.Context) error {
 	tr.PromptTokens, tr.CompletionTokens, tr.TotalTokens = u.prompt, u.completion, u.prompt+u.completion
 	tr.Provider, tr.Model = provider, model
 	tr.UseCase, tr.TeamID, tr.IntegrationID, tr.EndUserID, tr.SessionID = dims[0], dims[1], dims[2], dims[3], dims[4]
+	if regen != nil {
+		regen.record(tr)
+	}
 	s.stamp(&env, app, finished)
 	if err := s.produce(c, []schemas.Envelope{env}); err != nil {
 		return err

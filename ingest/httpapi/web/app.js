@@ -132,7 +132,7 @@ async function loadApps() {
     $("#app-table tbody").innerHTML = r.data.map((a) => `<tr><td>${esc(a.name)}</td><td>${esc(a.id)}</td><td>${esc(a.mode)}</td><td>${esc(a.key_prefix)}…</td>` +
       `<td>${esc([a.provider_option, a.provider, a.model].filter(Boolean).join(" / "))}</td>` +
       `<td><button data-policy="${esc(a.id)}">Policy</button> ` +
-      (a.mode === "full_control" ? `<button data-switch="${esc(a.id)}" data-to="${a.provider_option === "byok" ? "managed" : "byok"}">Switch to ${a.provider_option === "byok" ? "Managed" : "BYOK"}</button> ` : "") +
+      (a.mode === "full_control" || a.provider_option ? `<button data-switch="${esc(a.id)}" data-to="${a.provider_option === "byok" ? "managed" : "byok"}">Switch to ${a.provider_option === "byok" ? "Managed" : "BYOK"}</button> ` : "") +
       `<button data-delete="${esc(a.id)}" data-name="${esc(a.name)}">Delete</button></td></tr>`).join("");
   } catch (e) { fail(e); }
 }
