@@ -187,7 +187,13 @@ func TestAppValidation(t *testing.T) {
 		{"no mode", map[string]any{"name": "x"}, "mode"},
 		{"bad mode", map[string]any{"name": "x", "mode": "chat"}, "mode"},
 		{"provider option on events", map[string]any{"name": "x", "mode": "events", "provider_option": "byok"}, "full_control"},
-		{"llm key on verify", map[string]any{"name": "x", "mode": "verify", "llm_api_key": "sk"}, "full_control"},
+		{"llm key on events", map[string]any{"name": "x", "mode": "events", "llm_api_key": "sk"}, "full_control"},
+		{"verify llm without model", map[string]any{"name": "x", "mode": "verify", "provider_option": "managed", "provider": "openai"}, "provider and model"},
+		{"verify llm without provider", map[string]any{"name": "x", "mode": "verify", "provider_option": "managed", "model": "m"}, "provider and model"},
+		{"verify bad provider option", map[string]any{"name": "x", "mode": "verify", "provider_option": "free", "provider": "openai", "model": "m"}, "provider_option"},
+		{"verify byok without key", map[string]any{"name": "x", "mode": "verify", "provider_option": "byok", "provider": "openai", "model": "m"}, "llm_api_key"},
+		{"verify byok without master key", map[string]any{"name": "x", "mode": "verify", "provider": "openai", "model": "m", "llm_api_key": "sk-1"}, "GATEWAY_MASTER_KEY"},
+		{"full_control without provider option", map[string]any{"name": "x", "mode": "full_control", "provider_option": ""}, "provider_option"},
 		{"bad provider option", map[string]any{"name": "x", "mode": "full_control", "provider_option": "free"}, "provider_option"},
 		{"bad provider", map[string]any{"name": "x", "mode": "full_control", "provider": "acme"}, "provider"},
 		{"byok without key", map[string]any{"name": "x", "mode": "full_control", "provider_option": "byok"}, "llm_api_key"},
@@ -241,6 +247,60 @@ func TestAppBYOK(t *testing.T) {
 	r = e.do("GET", "/api/console/apps", nil, bearer(acc.token)...)
 	require.NotContains(t, string(r.Body), "sk-new")
 	require.NotContains(t, string(r.Body), `"llm_api_key"`)
+}
+
+// TestVerifyAppLLM: a Verify application may carry an LLM to regenerate
+// with, validated and sealed as a Full Control application's; the key is
+// never returned; provider_option "" removes the LLM again.
+func TestVerifyAppLLM(t *testing.T) {
+	e := newEnv(t, withMasterKey)
+	acc := e.signup("a@example.com")
+	const llmKey = "sk-verify-upstream-secret"
+	r := e.do("POST", "/api/console/apps", map[string]any{
+		"name": "checker", "mode": "verify", "provider": "openai", "model": "gpt-4o-mini", "llm_api_key": llmKey,
+	}, bearer(acc.token)...)
+	require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+	require.NotContains(t, string(r.Body), llmKey)
+	m := r.JSON(t)
+	require.Equal(t, "verify", m["mode"])
+	require.Equal(t, "byok", m["provider_option"])
+	require.Equal(t, true, m["has_llm_api_key"])
+	id := m["id"].(string)
+
+	stored, err := e.store.App(t.Context(), acc.org, id)
+	require.NoError(t, err)
+	require.NotContains(t, string(stored.LLMKeyCipher), llmKey)
+	plain, err := e.srv.Sealer().Open(stored.LLMKeyCipher, sealAADFor(acc.org, id))
+	require.NoError(t, err)
+	require.Equal(t, llmKey, string(plain))
+
+	path := "/api/console/apps/" + id
+	for _, p := range []string{path, "/api/console/apps"} {
+		r = e.do("GET", p, nil, bearer(acc.token)...)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		require.NotContains(t, string(r.Body), llmKey)
+		require.NotContains(t, string(r.Body), `"llm_api_key"`)
+		require.Contains(t, string(r.Body), `"has_llm_api_key":true`)
+	}
+
+	requireError(t, e.do("PATCH", path, map[string]any{"model": ""}, bearer(acc.token)...), http.StatusBadRequest)
+	r = e.do("PATCH", path, map[string]any{"provider_option": "managed"}, bearer(acc.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.Equal(t, "managed", r.JSON(t)["provider_option"])
+	require.Equal(t, false, r.JSON(t)["has_llm_api_key"])
+
+	r = e.do("PATCH", path, map[string]any{"provider_option": ""}, bearer(acc.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.NotContains(t, r.JSON(t), "provider_option", "no LLM any more")
+	require.Equal(t, false, r.JSON(t)["has_llm_api_key"])
+	r = e.do("PATCH", path, map[string]any{"llm_api_key": "sk-again"}, bearer(acc.token)...)
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	require.Equal(t, "byok", r.JSON(t)["provider_option"], "a key alone makes it BYOK again")
+
+	// A verify app created as before has no LLM.
+	plainApp := e.createApp(acc, map[string]any{"name": "plain", "mode": "verify", "provider": "openai", "model": "gpt-4o-mini"})
+	r = e.do("GET", "/api/console/apps/"+plainApp.ID, nil, bearer(acc.token)...)
+	require.NotContains(t, r.JSON(t), "provider_option")
 }
 
 func TestTenantIsolationApps(t *testing.T) {
