@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -211,32 +212,14 @@ func TestAppValidation(t *testing.T) {
 func TestAppBYOK(t *testing.T) {
 	e := newEnv(t, withMasterKey)
 	acc := e.signup("a@example.com")
-	const llmKey = "sk-upstream-secret-123"
-	r := e.do("POST", "/api/console/apps", map[string]any{
-		"name": "fc", "mode": "full_control", "provider": "openai", "model": "gpt-4o", "llm_api_key": llmKey,
-	}, bearer(acc.token)...)
-	require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-	require.NotContains(t, string(r.Body), llmKey)
-	m := r.JSON(t)
-	require.Equal(t, "byok", m["provider_option"])
-	require.Equal(t, true, m["has_llm_api_key"])
-	id := m["id"].(string)
-
-	// Sealed at rest, bound to the app, opens with the master key.
-	stored, err := e.store.App(t.Context(), acc.org, id)
-	require.NoError(t, err)
-	require.NotContains(t, string(stored.LLMKeyCipher), llmKey)
-	plain, err := e.srv.Sealer().Open(stored.LLMKeyCipher, sealAADFor(acc.org, id))
-	require.NoError(t, err)
-	require.Equal(t, llmKey, string(plain))
-
+	id := e.createBYOKApp(acc, "full_control", "sk-upstream-secret-123")
 	path := "/api/console/apps/" + id
-	r = e.do("PATCH", path, map[string]any{"provider_option": "managed"}, bearer(acc.token)...)
+	r := e.do("PATCH", path, map[string]any{"provider_option": "managed"}, bearer(acc.token)...)
 	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 	require.Equal(t, "managed", r.JSON(t)["provider_option"])
 	require.Equal(t, false, r.JSON(t)["has_llm_api_key"])
 
-	m = requireError(t, e.do("PATCH", path, map[string]any{"provider_option": "byok"}, bearer(acc.token)...), 400)
+	m := requireError(t, e.do("PATCH", path, map[string]any{"provider_option": "byok"}, bearer(acc.token)...), 400)
 	require.Contains(t, m["error"], "llm_api_key")
 	requireError(t, e.do("PATCH", path, map[string]any{"mode": "events"}, bearer(acc.token)...), 400)
 
@@ -256,25 +239,9 @@ func TestVerifyAppLLM(t *testing.T) {
 	e := newEnv(t, withMasterKey)
 	acc := e.signup("a@example.com")
 	const llmKey = "sk-verify-upstream-secret"
-	r := e.do("POST", "/api/console/apps", map[string]any{
-		"name": "checker", "mode": "verify", "provider": "openai", "model": "gpt-4o-mini", "llm_api_key": llmKey,
-	}, bearer(acc.token)...)
-	require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-	require.NotContains(t, string(r.Body), llmKey)
-	m := r.JSON(t)
-	require.Equal(t, "verify", m["mode"])
-	require.Equal(t, "byok", m["provider_option"])
-	require.Equal(t, true, m["has_llm_api_key"])
-	id := m["id"].(string)
-
-	stored, err := e.store.App(t.Context(), acc.org, id)
-	require.NoError(t, err)
-	require.NotContains(t, string(stored.LLMKeyCipher), llmKey)
-	plain, err := e.srv.Sealer().Open(stored.LLMKeyCipher, sealAADFor(acc.org, id))
-	require.NoError(t, err)
-	require.Equal(t, llmKey, string(plain))
-
+	id := e.createBYOKApp(acc, "verify", llmKey)
 	path := "/api/console/apps/" + id
+	var r resp
 	for _, p := range []string{path, "/api/console/apps"} {
 		r = e.do("GET", p, nil, bearer(acc.token)...)
 		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
@@ -301,6 +268,31 @@ func TestVerifyAppLLM(t *testing.T) {
 	plainApp := e.createApp(acc, map[string]any{"name": "plain", "mode": "verify", "provider": "openai", "model": "gpt-4o-mini"})
 	r = e.do("GET", "/api/console/apps/"+plainApp.ID, nil, bearer(acc.token)...)
 	require.NotContains(t, r.JSON(t), "provider_option")
+}
+
+// createBYOKApp creates a BYOK application of mode (openai, gpt-4o) and
+// checks that the answer never holds its LLM key, which is sealed at rest,
+// bound to the app, and opens with the master key. It returns the app's id.
+func (e *env) createBYOKApp(acc account, mode, llmKey string) string {
+	t := e.t
+	r := e.do("POST", "/api/console/apps", map[string]any{
+		"name": mode, "mode": mode, "provider": "openai", "model": "gpt-4o", "llm_api_key": llmKey,
+	}, bearer(acc.token)...)
+	require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+	require.NotContains(t, string(r.Body), llmKey)
+	m := r.JSON(t)
+	require.Equal(t, mode, m["mode"])
+	require.Equal(t, "byok", m["provider_option"])
+	require.Equal(t, true, m["has_llm_api_key"])
+	id := m["id"].(string)
+
+	stored, err := e.store.App(context.Background(), acc.org, id)
+	require.NoError(t, err)
+	require.NotContains(t, string(stored.LLMKeyCipher), llmKey)
+	plain, err := e.srv.Sealer().Open(stored.LLMKeyCipher, sealAADFor(acc.org, id))
+	require.NoError(t, err)
+	require.Equal(t, llmKey, string(plain))
+	return id
 }
 
 func TestTenantIsolationApps(t *testing.T) {
