@@ -80,9 +80,9 @@ func dimension(c echo.Context, name, def string) (string, error) {
 
 // postVerify is POST /v1/verify (spec 4.2, DESIGN.md section 5): the
 // governance engine judges the caller's answer under the application's
-// policy (and an application with an LLM may regenerate it,
-// verifyregen.go); the decision is produced to the log as a trace (mode sdk) before
-// the response is written, so an acknowledged decision is never lost.
+// policy (an application with an LLM may regenerate it, verifyregen.go);
+// the decision is produced to the log as a trace (mode sdk) before the
+// response is written, so an acknowledged decision is never lost.
 func (s *Server) postVerify(c echo.Context) error {
 	start := s.now()
 	app, err := s.serviceApp(c, query.AppModeVerify, "POST /v1/verify")
