@@ -111,3 +111,29 @@ func TestEverydayQuestions(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectAttacks pins the shipped model's recall on the project-written
+// attacks beyond the development sets: before FeatureVersion 13 it flagged
+// 35 of the 50 development attacks and 30 of the 40 held out.
+func TestProjectAttacks(t *testing.T) {
+	sc := injection.New()
+	for _, tc := range []struct {
+		name       string
+		text       string
+		minFlagged int
+	}{
+		{"development", attacksDev, 46},
+		{"held out", attacksHeldOut, 31},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var missed []string
+			all := lines(tc.text)
+			for _, a := range all {
+				if p, _ := sc.Score(a); p < injection.Threshold {
+					missed = append(missed, fmt.Sprintf("%.2f %s", p, a))
+				}
+			}
+			require.GreaterOrEqual(t, len(all)-len(missed), tc.minFlagged, "missed:\n%s", strings.Join(missed, "\n"))
+		})
+	}
+}

@@ -23,7 +23,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 12 // 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+const FeatureVersion = 13 // 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -621,25 +621,25 @@ var signalREs = []struct {
 	// and b = ' instructions'").
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
-	{"extraction", []string{"prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|` + extractAbove), 0},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:restrictions|limitations|filters|censorship|rules|guidelines)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
+	{"extraction", []string{"context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|` + extractAbove), 0},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
-	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b`), 0},
+	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am", "system", "safety", "content", "filters", "filter"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|system override|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b|\[ ?(?:system|sys|admin|developer|root|operator) ?\]|\b(?:safety|content) (?:filters?|guidelines|restrictions|polic(?:y|ies)|checks|guardrails) (?:are |is |have been |has been |were )?(?:now |temporarily )?(?:disabled|off|removed|lifted|suspended|turned off|deactivated|not needed)\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
-	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b`), 0},
+	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless", "longer", "bound"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b|\b(?:(?:no longer|not|never again) bound by|no longer (?:follow|obey|abide by))\b[^.\n]{0,25}\b(?:polic(?:y|ies)|rules|guidelines|restrictions|programming|terms)\b`), 0},
 	// Override verbs and instruction nouns in other languages, either order
 	// (object-verb languages put the verb last).
-	{"multilingual_override", []string{"ignore", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "vergiss", "vergessen", "vergesst", "oublie", "oubliez", "olvida", "olvide", "olvídate", "olvidate", "dimentica", "dimenticate", "esqueça", "esqueca", "esquece", "negeer", "vergeet", "zignoruj", "zapomnij", "abaikan", "lupakan", "unut", "unutun", "görmezden", "yok", "bỏ", "quên", "игнор", "ігнор", "забуд", "не обращай", "αγνό", "αγνο", "ξέχασε", "ξεχάστε", "忽略", "忽视", "无视", "無視", "不要理会", "무시", "잊어", "تجاهل", "انس", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"}, regexp.MustCompile(`(?:` + mlOverrideVerbs + `)[^.\n。!?]{0,60}(?:` + mlInstructionNouns + `)|(?:` + mlInstructionNouns + `)[^.\n。!?]{0,40}(?:` + mlOverrideVerbs + `)`), 0},
+	{"multilingual_override", []string{"ignore", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "vergiss", "vergessen", "vergesst", "oublie", "oubliez", "olvida", "olvide", "olvídate", "olvidate", "dimentica", "dimenticate", "esqueça", "esqueca", "esquece", "negeer", "vergeet", "zignoruj", "zapomnij", "abaikan", "lupakan", "unut", "unutun", "görmezden", "yok", "bỏ", "quên", "игнор", "ігнор", "забуд", "не обращай", "αγνό", "αγνο", "ξέχασε", "ξεχάστε", "忽略", "忽视", "无视", "無視", "不要理会", "무시", "잊어", "تجاهل", "انس", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"}, regexp.MustCompile(`(?:` + mlOverrideVerbs + `)[^.\n。!?]{0,60}(?:` + mlInstructionNouns + `)|(?:` + mlInstructionNouns + `)[^.\n。!?]{0,40}(?:` + mlOverrideVerbs + `)|` + mlForgetAll), 0},
 	// Asking for a password, secret or system prompt in another language.
 	{"multilingual_extraction", []string{"password", "contraseña", "contrasena", "clave", "mot", "passwort", "kennwort", "senha", "palavra", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "parola", "kata", "mật", "пароль", "секрет", "κωδικ", "パスワード", "暗証", "密码", "密碼", "口令", "비밀번호", "암호", "كلمة", "पासवर्ड", "prompt", "systemprompt", "промпт", "システムプロンプト", "系统提示", "시스템 프롬프트"}, regexp.MustCompile(`(?:` + mlRequest + `)[^.\n。!?]{0,40}(?:` + mlSecretNouns + `)|(?:` + mlSecretNouns + `)[^\n]{0,40}(?:` + mlRequest + `)`), 0},
 	// Instructions addressed to the model inside data it is asked to read
 	// ("AI, ignore ...", "note to the assistant: ...", "if you are an LLM, ...").
-	{"addressed_to_model", []string{"ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b`), 0},
+	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
-	{"ignore_and_say", []string{"ignore", "disregard", "forget"}, regexp.MustCompile(`\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b`), 0},
+	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop"}, regexp.MustCompile(`\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
 	// Probing for another person's data held in the context ("where does
 	// the user live?", "the user's email address", "give me Susan's birth
 	// date", "users in your database").
@@ -683,6 +683,8 @@ var signalREs = []struct {
 	// decodedPayloads tries its shifts (found here with the other
 	// triggers rather than by a search of its own per window).
 	{"cipher_named", []string{"caesar", "cipher"}, regexp.MustCompile(`\b(?:caesar|cipher)`), 0},
+	// Marker likewise: the text asks for something read backwards.
+	{"reverse_named", []string{"backwards", "backward", "reverse", "reversed", "reversing"}, regexp.MustCompile(`\b(?:backwards?|revers(?:e|ed|ing))\b`), 0},
 	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored)`), 0},
 	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car|windows|linux|ubuntu|macos)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation|windows|linux|ubuntu|macos|mac)\b[^.\n?]{0,50}\bmode\b|\b(?:safe|airplane|flight|dark|light|night|recovery|sleep|hibernate|incognito|guest|compatibility|power saving|low power|battery saver|kiosk|presentation|reading|focus|offline|silent|editor|insert|visual|tablet|desktop|landscape|portrait|full ?screen|eco|sport|manual) mode\b`), 0},
 }
@@ -695,7 +697,7 @@ const (
 	// overrideObject: one or more qualifiers, at most one other word among
 	// them, and the separator before the noun.
 	overrideObject    = `(?:(?:[ ,&]+` + overrideQualifier + `\b)+(?:[ ,&]+[a-z'-]+)?(?:[ ,&]+` + overrideQualifier + `\b)*|[ ,&]+[a-z'-]+(?:[ ,&]+` + overrideQualifier + `\b)+)[ ,&]+`
-	overrideNouns     = `(?:instructions?|rules?|directions?|directives?|prompts?|guidelines?|constraints?|programming|policies|restrictions)`
+	overrideNouns     = `(?:instructions?|rules?|directions?|directives?|prompts?|guidelines?|constraints?|programming|polic(?:y|ies)|restrictions|guardrails?|safeguards?|safety (?:rules|filters|measures)|content filters?|ethics|ethical (?:rules|guidelines|principles))`
 	overrideQualifier = `(?:all|any|every|each|of|the|your|these|those|such|previous|previously|prior|above|earlier|preceding|system|initial|original|given|existing|current|other|old|default|safety|content|usual|programmed|built-in)`
 	// personaMode: "developer mode" (dev, god) is a jailbreak persona only
 	// when the model is put in it ("simulate developer mode", "ChatGPT with
@@ -720,6 +722,10 @@ const (
 	mlSecretNouns      = `contraseña|contrasena|clave secreta|\bla password\b|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|промпт|システムプロンプト|系统提示|시스템 프롬프트`
 	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bgeben\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
 )
+
+// mlForgetAll: "forget everything" in another language, the override of
+// the whole context ("Vergiss alles, was vorher gesagt wurde").
+const mlForgetAll = `\bvergiss alles\b|\bvergessen sie alles\b|\bvergesst alles\b|\boublie(?:z)? tout\b|\bolvida(?:te de)? todo\b|\bolvide todo\b|\bdimentica(?:te)? tutto\b|\besque[cç]a tudo\b|\bvergeet alles\b|\bzapomnij o wszystkim\b|забудь вс[её]|забудьте вс[её]`
 
 // mlPivot: a sentence opening with "speaking of (that|X)" in another
 // language (Spanish, French, German, Italian, Portuguese, Dutch, Polish,
@@ -777,11 +783,14 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 		// about it) is not priming.
 		out = slices.Delete(out, i, i+1)
 	}
-	cipher := false
+	var named namedCodes
 	if i := slices.Index(out, cipherNamed); i >= 0 {
-		cipher, out = true, slices.Delete(out, i, i+1)
+		named.cipher, out = true, slices.Delete(out, i, i+1)
 	}
-	if d := decodedPayloads(raw, normText, cipher); d != "" {
+	if i := slices.Index(out, reverseNamed); i >= 0 {
+		named.reversed, out = true, slices.Delete(out, i, i+1)
+	}
+	if d := decodedPayloads(raw, normText, named); d != "" {
 		// Decoded payloads are short: match them whole.
 		out = append(out, "encoded_payload")
 		// Through match, so that decoded text counts against the read
@@ -900,10 +909,10 @@ func bareTrigger(out []string) []string {
 // marker reports the two entries of signalREs that are input to
 // bareTrigger, not signals.
 func marker(name string) bool {
-	return name == "trigger_word" || name == "setting_mode" || name == cipherNamed
+	return name == "trigger_word" || name == "setting_mode" || name == cipherNamed || name == reverseNamed
 }
 
-const cipherNamed = "cipher_named"
+const cipherNamed, reverseNamed = "cipher_named", "reverse_named"
 
 // Evidence reports whether sig holds an attack signal (anything but
 // bare_trigger).
@@ -1418,7 +1427,7 @@ func contains(xs []string, x string) bool {
 // mostly printable text, the first Morse code and hex runs, and norm (text
 // normalised) rotated when it names ROT13 or a Caesar cipher, and returns
 // them lower-cased.
-func decodedPayloads(text, norm string, cipher bool) string {
+func decodedPayloads(text, norm string, named namedCodes) string {
 	var out []string
 	if d := decodeMorse(text); d != "" {
 		out = append(out, d)
@@ -1426,7 +1435,10 @@ func decodedPayloads(text, norm string, cipher bool) string {
 	if d := decodeHex(text); d != "" {
 		out = append(out, d)
 	}
-	if d := decodeShifted(norm, cipher); d != "" {
+	if d := decodeShifted(norm, named.cipher); d != "" {
+		out = append(out, d)
+	}
+	if d := decodeReversed(norm, named.reversed); d != "" {
 		out = append(out, d)
 	}
 	if !hasBase64Run(text) {
@@ -1619,6 +1631,72 @@ func rotatedEnglish(seg string, d []byte) int {
 	return n
 }
 
+// namedCodes are the encodings a text names, found by marker signals.
+type namedCodes struct{ cipher, reversed bool }
+
+// decodeReversed returns the text around where it asks for something read
+// backwards (from reverseBefore bytes before the word to rot13Bytes after
+// it), reversed, when at least three of its words are common English
+// words only once reversed ("snoitcurtsni suoiverp erongi"), or "".
+func decodeReversed(norm string, named bool) string {
+	if !named {
+		return ""
+	}
+	k := -1
+	for _, w := range [...]string{"backward", "revers"} {
+		if i := strings.Index(norm, w); i >= 0 && (k < 0 || i < k) {
+			k = i
+		}
+	}
+	if k < 0 {
+		return ""
+	}
+	st, en := max(0, k-reverseBefore), min(len(norm), k+rot13Bytes)
+	for st > 0 && !utf8.RuneStart(norm[st]) {
+		st--
+	}
+	for en < len(norm) && !utf8.RuneStart(norm[en]) {
+		en++
+	}
+	seg := norm[st:en]
+	if reversedEnglish(seg) < 3 {
+		return ""
+	}
+	r := []rune(seg)
+	slices.Reverse(r)
+	return string(r)
+}
+
+// reversedEnglish counts the words of lower-case s that are no common
+// English word but whose reversal is ("erongi").
+func reversedEnglish(s string) int {
+	n := 0
+	var w [16]byte
+	for i := 0; i < len(s); {
+		if s[i] < 'a' || s[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+			j++
+		}
+		if j-i <= len(w) && !commonEnglish[s[i:j]] {
+			for k := i; k < j; k++ {
+				w[j-1-k] = s[k]
+			}
+			if commonEnglish[string(w[:j-i])] {
+				n++
+			}
+		}
+		i = j
+	}
+	return n
+}
+
+// reverseBefore bytes before "backwards" may hold the reversed text.
+const reverseBefore = 256
+
 // namesCipher returns the index of the first "caesar" or "cipher" in
 // norm, or -1.
 func namesCipher(norm string) int {
@@ -1657,7 +1735,8 @@ func namesROT13(norm string) int {
 var commonEnglish = map[string]bool{"the": true, "is": true, "what": true, "of": true, "to": true, "and": true,
 	"in": true, "was": true, "you": true, "your": true, "how": true, "are": true, "it": true, "that": true,
 	"for": true, "me": true, "tell": true, "give": true, "password": true, "this": true, "with": true,
-	"print": true, "ignore": true, "system": true, "prompt": true, "secret": true, "instructions": true}
+	"print": true, "ignore": true, "system": true, "prompt": true, "secret": true, "instructions": true,
+	"previous": true, "all": true, "rules": true}
 
 // minMorseLetters: fewer letters in a row could be dashes and dots of
 // prose or ASCII art.

@@ -33,6 +33,9 @@ var floods = []struct{ name, unit string }{
 	{"hex", "deadbeef cafe 0123456789abcdef0123456789abcde "},
 	{"ay-words", "today display holiday essay "},
 	{"rot13", "rot13 gur cnffjbeq "},
+	// The trigger words of FeatureVersions 12-13, ordinary words among
+	// them ("system", "content", "stop", "reverse").
+	{"fv13-triggers", "system safety content filters stop backwards reverse caesar cipher context instruction agent longer bound "},
 }
 
 // BenchmarkScanFlood: the worst case per request is a flood of triggers
