@@ -124,6 +124,7 @@ func TestProjectAttacks(t *testing.T) {
 	}{
 		{"development", attacksDev, 46},
 		{"held out", attacksHeldOut, 31},
+		{"second held-out set", attacksHeldOut2, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var missed []string

@@ -86,6 +86,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 	beyond.Rows = []Row{
 		attackRow("attacks, development (50: indirect, fake system, extraction, multilingual, encoded, persona; chose FeatureVersion 13)", lines(attacksDev), embedded),
 		attackRow("attacks, held out (40 in other words, written before FeatureVersion 13, scored once after it)", lines(attacksHeldOut), embedded),
+		attackRow("attacks, second held-out set (30, written after FeatureVersion 13, never used to choose)", lines(attacksHeldOut2), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
@@ -212,6 +213,8 @@ var (
 	attacksDev string
 	//go:embed questions/attacks_heldout.txt
 	attacksHeldOut string
+	//go:embed questions/attacks_heldout2.txt
+	attacksHeldOut2 string
 )
 
 // benignRow counts the benign texts sc flags (FP) and passes (TN).
