@@ -86,7 +86,7 @@ func TestWriteUndefinedRatios(t *testing.T) {
 // project-written everyday questions (passwords, system prompts, "forget
 // the last recipe"): before stop 20's corpus/security.jsonl it flagged 19
 // of the development file and 3 of the held-out one; before FeatureVersion
-// 11, 5 of the trigger-word requests.
+// 11, 5 of the trigger-word requests (3 before FeatureVersion 14).
 func TestEverydayQuestions(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -96,7 +96,7 @@ func TestEverydayQuestions(t *testing.T) {
 	}{
 		{"development", questionsDev, 10},
 		{"held out", questionsHeldOut, 1},
-		{"trigger words", questionsTriggerWords, 3},
+		{"trigger words", questionsTriggerWords, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flagged []string

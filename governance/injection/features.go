@@ -23,7 +23,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 13 // 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+const FeatureVersion = 14 // 14: an override verb after a negation ("do not disregard the instructions") is no override; 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -772,6 +772,12 @@ func countedSignals(buf []byte, raw, normText string, read *int) ([]string, []by
 }
 
 func moreSignals(out []string, raw, normText string, match func(si int, s string) bool) []string {
+	if i := slices.Index(out, "override"); i >= 0 {
+		// "Please do not disregard the safety instructions" keeps them.
+		if b, ok := blankNegatedVerbs(normText); ok && !match(overrideSignal, b) {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
 	if strings.Count(normText, "?") >= manyQuestions && !transcript(raw) {
 		out = append(out, "many_questions")
 	}
@@ -802,6 +808,63 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 		}
 	}
 	return bareTrigger(out)
+}
+
+// overrideSignal is the index of "override" in signalREs.
+var overrideSignal = func() int {
+	for i, s := range signalREs {
+		if s.name == "override" {
+			return i
+		}
+	}
+	panic("no override signal")
+}()
+
+// blankNegatedVerbs returns norm with each override verb that follows a
+// negation ("do not ignore", "never disregard", "without skipping") turned
+// into x's of the same length, and whether there was one. An override
+// found only there is advice to keep the instructions, not to drop them.
+func blankNegatedVerbs(norm string) (string, bool) {
+	norm = norm[:min(len(norm), maxFeatureBytes)]
+	var b []byte
+	prev := ""
+	for i := 0; i < len(norm); {
+		if !asciiWord[norm[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(norm) && asciiWord[norm[j]] {
+			j++
+		}
+		w := norm[i:j]
+		if negationWords[prev] && overrideVerbWords[w] {
+			if b == nil {
+				b = []byte(norm)
+			}
+			for k := i; k < j; k++ {
+				b[k] = 'x'
+			}
+		}
+		prev, i = w, j
+	}
+	if b == nil {
+		return norm, false
+	}
+	return string(b), true
+}
+
+var (
+	negationWords     = setOf("not", "never", "don't", "dont", "doesn't", "mustn't", "shouldn't", "won't", "can't", "cannot", "without")
+	overrideVerbWords = setOf("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "override", "overriding", "skip", "skipping", "bypass", "bypassing", "drop", "dropping", "abandon", "abandoning", "neglect", "neglecting", "discard", "discarding")
+)
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }
 
 // manyQuestions question marks in one message: burying one request among

@@ -36,6 +36,9 @@ var floods = []struct{ name, unit string }{
 	// The trigger words of FeatureVersions 12-13, ordinary words among
 	// them ("system", "content", "stop", "reverse").
 	{"fv13-triggers", "system safety content filters stop backwards reverse caesar cipher context instruction agent longer bound "},
+	// Negated overrides (FeatureVersion 14): each window's override is
+	// matched again with the negated verbs blanked.
+	{"negated", "do not ignore all previous instructions. "},
 }
 
 // BenchmarkScanFlood: the worst case per request is a flood of triggers
