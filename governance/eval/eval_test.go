@@ -85,7 +85,8 @@ func TestWriteUndefinedRatios(t *testing.T) {
 // TestEverydayQuestions pins the shipped model's false positives on the
 // project-written everyday questions (passwords, system prompts, "forget
 // the last recipe"): before stop 20's corpus/security.jsonl it flagged 19
-// of the development file and 3 of the held-out one; before FeatureVersion
+// of the development file (10 after it, 5 after FeatureVersion 15) and 3
+// of the held-out one; before FeatureVersion
 // 11, 5 of the trigger-word requests (3 before FeatureVersion 14).
 func TestEverydayQuestions(t *testing.T) {
 	sc := injection.New()
@@ -94,7 +95,7 @@ func TestEverydayQuestions(t *testing.T) {
 		text       string
 		maxFlagged int
 	}{
-		{"development", questionsDev, 10},
+		{"development", questionsDev, 5},
 		{"held out", questionsHeldOut, 1},
 		{"trigger words", questionsTriggerWords, 2},
 	} {

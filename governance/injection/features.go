@@ -23,7 +23,7 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 14 // 14: an override verb after a negation ("do not disregard the instructions") is no override; 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+const FeatureVersion = 15 // 15: a credential word after "a"/"an" or opening a compound ("the password policy") is no extraction object, "sudo" alone is no authority, "an uncensored version" only of the model is a persona; 14: an override verb after a negation ("do not disregard the instructions") is no override; 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -622,11 +622,11 @@ var signalREs = []struct {
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b`), 0},
 	{"extraction", []string{"context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|confirm|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|` + extractAbove), 0},
-	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
+	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version of (?:you|yourself|chatgpt|gpt|the ai|the assistant|the model|claude|gemini)|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b`), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
 	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
-	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am", "system", "safety", "content", "filters", "filter"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|system override|sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b|\[ ?(?:system|sys|admin|developer|root|operator) ?\]|\b(?:safety|content) (?:filters?|guidelines|restrictions|polic(?:y|ies)|checks|guardrails) (?:are |is |have been |has been |were )?(?:now |temporarily )?(?:disabled|off|removed|lifted|suspended|turned off|deactivated|not needed)\b`), 0},
+	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am", "system", "safety", "content", "filters", "filter"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|system override|sudo (?:mode|access|privileges|rights|override)|(?:enable|enter|activate|grant(?: me)?|give me) sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b|\[ ?(?:system|sys|admin|developer|root|operator) ?\]|\b(?:safety|content) (?:filters?|guidelines|restrictions|polic(?:y|ies)|checks|guardrails) (?:are |is |have been |has been |were )?(?:now |temporarily )?(?:disabled|off|removed|lifted|suspended|turned off|deactivated|not needed)\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
 	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless", "longer", "bound"}, regexp.MustCompile(`\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b|\b(?:(?:no longer|not|never again) bound by|no longer (?:follow|obey|abide by))\b[^.\n]{0,25}\b(?:polic(?:y|ies)|rules|guidelines|restrictions|programming|terms)\b`), 0},
 	// Override verbs and instruction nouns in other languages, either order
@@ -778,6 +778,12 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 			out = slices.Delete(out, i, i+1)
 		}
 	}
+	if i := slices.Index(out, "extraction"); i >= 0 {
+		// "What's the password policy?" asks about passwords in general.
+		if b, ok := blankGenericSecrets(normText); ok && !match(extractionSignal, b) {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
 	if strings.Count(normText, "?") >= manyQuestions && !transcript(raw) {
 		out = append(out, "many_questions")
 	}
@@ -810,15 +816,69 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 	return bareTrigger(out)
 }
 
-// overrideSignal is the index of "override" in signalREs.
-var overrideSignal = func() int {
+// overrideSignal and extractionSignal are indexes in signalREs.
+var overrideSignal, extractionSignal = signalIndex("override"), signalIndex("extraction")
+
+func signalIndex(name string) int {
 	for i, s := range signalREs {
-		if s.name == "override" {
+		if s.name == name {
 			return i
 		}
 	}
-	panic("no override signal")
-}()
+	panic("no signal " + name)
+}
+
+// blankGenericSecrets returns norm with each credential word that names
+// credentials in general turned into x's, and whether there was one: one
+// after "a" or "an" ("a passphrase"), or the first word of a compound ("the
+// password policy", "your password manager"). What is left of an
+// extraction asks for a credential the model holds.
+func blankGenericSecrets(norm string) (string, bool) {
+	norm = norm[:min(len(norm), maxFeatureBytes)]
+	var b []byte
+	prev := ""
+	for i := 0; i < len(norm); {
+		if !asciiWord[norm[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(norm) && asciiWord[norm[j]] {
+			j++
+		}
+		w := norm[i:j]
+		if secretWords[w] && (prev == "a" || prev == "an" || secretCompoundHeads[strings.TrimSuffix(nextWord(norm, j), "'s")]) {
+			if b == nil {
+				b = []byte(norm)
+			}
+			for k := i; k < j; k++ {
+				b[k] = 'x'
+			}
+		}
+		prev, i = w, j
+	}
+	if b == nil {
+		return norm, false
+	}
+	return string(b), true
+}
+
+// nextWord returns the word that follows a single space at norm[j:].
+func nextWord(norm string, j int) string {
+	if j >= len(norm) || norm[j] != ' ' {
+		return ""
+	}
+	k := j + 1
+	for k < len(norm) && asciiWord[norm[k]] {
+		k++
+	}
+	return norm[j+1 : k]
+}
+
+var (
+	secretWords         = setOf("password", "passwords", "passphrase", "passphrases", "passcode", "passcodes", "passkey", "passkeys", "pin", "credentials")
+	secretCompoundHeads = setOf("policy", "policies", "manager", "managers", "reset", "resets", "requirement", "requirements", "hashing", "hash", "hashes", "strength", "rule", "rules", "field", "fields", "protected", "protection", "complexity", "length", "expiry", "expiration", "rotation", "generator", "change", "changes", "recovery", "hygiene", "security", "spraying", "cracking", "checker", "meter", "prompt", "dialog", "screen", "page", "form", "storage", "vault")
+)
 
 // blankNegatedVerbs returns norm with each override verb that follows a
 // negation ("do not ignore", "never disregard", "without skipping") turned
