@@ -39,6 +39,9 @@ var floods = []struct{ name, unit string }{
 	// Negated overrides (FeatureVersion 14): each window's override is
 	// matched again with the negated verbs blanked.
 	{"negated", "do not ignore all previous instructions. "},
+	// Credentials in general (FeatureVersion 15): each window's extraction
+	// is matched again with the generic credential words blanked.
+	{"generic-secret", "what's the password policy? "},
 }
 
 // BenchmarkScanFlood: the worst case per request is a flood of triggers
