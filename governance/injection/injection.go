@@ -79,7 +79,8 @@ func FromModel(m *Model) *Scanner { return &Scanner{m: m} }
 // only if its own signals are evidence, its score less focusMargin. A
 // planted instruction of a sentence or two is a quarter or less of a
 // 768-byte window, whose benign words outweigh it; a focus window scores
-// it nearly as it scores alone.
+// it nearly as it scores alone. Each block with evidence is also scored on
+// its own, less blockMargin, for a request of a few words.
 func (s *Scanner) Score(text string) (float64, []string) {
 	p, sig, _ := s.score(text)
 	return p, sig
