@@ -272,6 +272,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.roleSwap(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: RoleSwapConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.declinedAssent(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: AssentConfidence, Evidence: []Evidence{e}}
+	}
 	threshold := c.LongThreshold
 	switch {
 	case chat:
@@ -347,28 +350,12 @@ func dialogue(source string) bool {
 	turns := 0
 	var first string
 	two := false
-	for i := 0; i < len(source) && turns < 64; {
-		k := strings.Index(source[i:], ": ")
-		if k < 0 {
+	for i := 0; turns < 64; turns++ {
+		st, k := nextTurn(source, i)
+		if st < 0 {
 			break
 		}
-		k += i
 		i = k + 2
-		// The speaker: one or two capitalised words before the colon.
-		st := k
-		for st > 0 && (isWordByte(source[st-1]) || source[st-1] == ' ' && st > 1 && isWordByte(source[st-2]) && k-st < 24) {
-			st--
-		}
-		for st < k && source[st] == ' ' {
-			st++
-		}
-		if st == k || source[st] < 'A' || source[st] > 'Z' || k-st > 24 {
-			continue
-		}
-		if p := strings.TrimRight(source[:st], " \t\r"); p != "" && !strings.HasSuffix(p, "\n") && !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "!") && !strings.HasSuffix(p, "?") {
-			continue
-		}
-		turns++
 		if first == "" {
 			first = source[st:k]
 		} else if source[st:k] != first {
@@ -498,6 +485,9 @@ type state struct {
 
 	// roleSwap's index of the answer tokens by word (answerToks).
 	ansByWord tokenIndex
+
+	// declinedAssent's speakers with the openings of their turns.
+	replies []reply
 }
 
 var statePool = sync.Pool{New: func() any {

@@ -1,0 +1,98 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDeclinedAssent(t *testing.T) {
+	chat := "Fred: Would anyone like to watch a film at my place tonight? . Joyce: Oh, it depends. . " +
+		"Joyce: But yeah, sure. . Harry: I have to work late, maybe next time. . Fred: Great, see you at eight."
+	tests := []struct {
+		// mismatch "": any verdict but this check's.
+		name, source, answer, mismatch string
+		// For a contradiction: the answer's verb and the speaker's turn.
+		verb, turn string
+	}{
+		{"the speaker assented", chat, "Fred invites his friends to watch a film. Joyce declines the invitation.",
+			Contradiction, "declines", "Joyce: But yeah, sure."},
+		{"one of two subjects assented", chat, "Fred invites his friends over. Eventually, Harry and Joyce both decline to come.",
+			Contradiction, "decline", "Joyce: But yeah, sure."},
+		{"after a conjunction", "Maya: Can you take the dog out tomorrow? . Tom: Okay, after lunch. . Maya: Thanks!",
+			"Maya asks Tom to take the dog out, but Tom refuses.", Contradiction, "refuses", "Tom: Okay, after lunch."},
+		// The speaker's own turns decide: Harry never assented.
+		{"the speaker never assented", chat, "Fred invites his friends to watch a film. Harry declines the invitation.", None, "", ""},
+		// A speaker who assents once and refuses once may decline either.
+		{"the speaker refused too", "Ann: Do you want tea? . Ben: Sure. . Ann: And a biscuit? . Ben: No, thanks.",
+			"Ann offers Ben tea, which he accepts, and Ben declines a biscuit.", None, "", ""},
+		{"refused with I can't", "Ann: Coming to the party? . Ben: Yes, probably. . Ben: I can't stay long though.",
+			"Ben declines the party.", "", "", ""},
+		// Not a speaker of the chat ("Mary" is a new name, unsupported).
+		{"not a speaker", chat, "Fred invites his friends over; Mary declines.", "", "", ""},
+		// The refusal is not the subject's: another word comes between.
+		{"not the clause's verb", chat, "Fred is glad that nobody declines and Joyce comes.", None, "", ""},
+		// Prose: no speakers.
+		{"prose", "Joyce said yes to the invitation. Joyce will come on Friday.", "Joyce declines the invitation.", "", "", ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == "" {
+				for _, e := range r.Evidence {
+					require.NotContains(t, e.Reason, "assents")
+				}
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+			if tt.mismatch != Contradiction {
+				return
+			}
+			require.Equal(t, AssentConfidence, r.Confidence)
+			e := r.Evidence[0]
+			require.Equal(t, tt.verb, e.AnswerText)
+			require.Equal(t, tt.verb, tt.answer[e.AnswerSpan.Start:e.AnswerSpan.End])
+			require.NotNil(t, e.SourceSpan)
+			require.Equal(t, tt.turn, e.SourceText)
+			require.Equal(t, tt.turn, tt.source[e.SourceSpan.Start:e.SourceSpan.End])
+		})
+	}
+}
+
+// TestDialogue: the turn parser shared by dialogue and declinedAssent.
+func TestDialogue(t *testing.T) {
+	tests := []struct {
+		source string
+		want   bool
+	}{
+		{"Ann: Hi. . Ben: Hello. . Ann: Bye.", true},
+		{"Ann: Hi.\nBen: Hello.\nAnn: Bye.", true},
+		{"Ann Lee: Hi.\r\nBen: Hello.\r\nAnn Lee: Bye.", true},
+		{"Ann: Hi. . Ann: Hello. . Ann: Bye.", false}, // one speaker
+		{"Ann: Hi. . Ben: Hello.", false},             // two turns
+		{"Note: the fee is due. Status: open. Owner: Ben.", true},
+		{"The fee is due on Monday: pay it. Ben said: fine, and Ann: no.", false},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, dialogue(tt.source), tt.source)
+	}
+}
+
+// BenchmarkDeclinedAssent: a chat of many speakers, each assenting, and
+// an answer of refusing clauses naming them; the speakers read are
+// bounded (maxSpeakers) and the turns read once per Check.
+func BenchmarkDeclinedAssent(b *testing.B) {
+	var src strings.Builder
+	for i := 0; src.Len() < 8<<10; i++ {
+		src.WriteString("Speaker" + string(rune('A'+i%26)) + string(rune('a'+i/26%26)) + ": Yes, sure. . ")
+	}
+	ans := strings.Repeat("Then SpeakerZz and SpeakerYy both decline, and SpeakerXx declines. ", 40)[:2<<10]
+	c := New()
+	lex()
+	b.ResetTimer()
+	for range b.N {
+		c.Check(ans, src.String())
+	}
+}
