@@ -95,6 +95,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add("The capital of France is Lyon, says Marie. Ann met New Jersey Bob.", "The capital of France is Paris. Lyon is big. Ann met the New York Mets.")
 	f.Add("The landlord pays the cleaner and the tenant pays the plumber; a suboptimal plan.", "The landlord pays the plumber and the tenant pays the cleaner. An optimal plan.")
 	f.Add("Removing bias terms does not provide interpretations of the network, nor salmon.", "Bias terms do not help. These analyses provide interpretations of the network. Fish.")
+	f.Add("Eventually, Harry and Joyce both decline, and Tom refuses.", "Joyce: But yeah, sure. . Harry: nope . Tom: Okay’ . Tom Lee: I can’t")
 	c := New()
 	f.Fuzz(func(t *testing.T, answer, source string) {
 		r := c.Check(answer, source)
@@ -877,6 +878,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// in sentences that negate something else (addedNegation: each
 		// word's occurrences read once, tried in scopeTries clauses).
 		{"added-negation", "apps do not work fine. ", "apps work fine, not late. "},
+		// A chat whose speakers each assent and refuse, and an answer of
+		// clauses in which they decline (declinedAssent: the turns read
+		// once per Check, each subject looked up among a few speakers).
+		{"declined-assent", "Tom and Ann both decline, ", "Ann: yes . Ann: no . Tom: ok . Tom: nope . "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
