@@ -508,6 +508,8 @@ func putState(s *state) {
 	clear(s.surf)
 	s.nsurf = 0
 	s.source = ""
+	clear(s.replies) // the speakers' names are the source's bytes
+	s.replies = s.replies[:0]
 	s.npBuilt = false
 	s.sents = s.sents[:0]
 	s.ctx = s.ctx[:0]
