@@ -834,33 +834,9 @@ func signalIndex(name string) int {
 // password policy", "your password manager"). What is left of an
 // extraction asks for a credential the model holds.
 func blankGenericSecrets(norm string) (string, bool) {
-	norm = norm[:min(len(norm), maxFeatureBytes)]
-	var b []byte
-	prev := ""
-	for i := 0; i < len(norm); {
-		if !asciiWord[norm[i]] {
-			i++
-			continue
-		}
-		j := i
-		for j < len(norm) && asciiWord[norm[j]] {
-			j++
-		}
-		w := norm[i:j]
-		if secretWords[w] && (prev == "a" || prev == "an" || secretCompoundHeads[strings.TrimSuffix(nextWord(norm, j), "'s")]) {
-			if b == nil {
-				b = []byte(norm)
-			}
-			for k := i; k < j; k++ {
-				b[k] = 'x'
-			}
-		}
-		prev, i = w, j
-	}
-	if b == nil {
-		return norm, false
-	}
-	return string(b), true
+	return blankWords(norm, func(prev, w, next string) bool {
+		return secretWords[w] && (prev == "a" || prev == "an" || secretCompoundHeads[next])
+	})
 }
 
 // nextWord returns the word that follows a single space at norm[j:].
@@ -885,6 +861,14 @@ var (
 // into x's of the same length, and whether there was one. An override
 // found only there is advice to keep the instructions, not to drop them.
 func blankNegatedVerbs(norm string) (string, bool) {
+	return blankWords(norm, func(prev, w, _ string) bool { return negationWords[prev] && overrideVerbWords[w] })
+}
+
+// blankWords returns norm (its first maxFeatureBytes) with each word for
+// which blank(previous word, word, next word) holds turned into x's of the
+// same length, and whether there was one. The next word is the one after a
+// single space, without a trailing "'s".
+func blankWords(norm string, blank func(prev, w, next string) bool) (string, bool) {
 	norm = norm[:min(len(norm), maxFeatureBytes)]
 	var b []byte
 	prev := ""
@@ -898,7 +882,7 @@ func blankNegatedVerbs(norm string) (string, bool) {
 			j++
 		}
 		w := norm[i:j]
-		if negationWords[prev] && overrideVerbWords[w] {
+		if blank(prev, w, strings.TrimSuffix(nextWord(norm, j), "'s")) {
 			if b == nil {
 				b = []byte(norm)
 			}
