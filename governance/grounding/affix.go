@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -408,4 +409,83 @@ func (s *state) adjective(w string) bool {
 	}
 	s.lex.bases = l.baseForms(append(s.lex.word[:0], w...), s.lex.bases[:0])
 	return usually(l, s.lex.bases, 2)
+}
+
+// maxMisplaced bounds the distinct answer words misplacedOpposite tries:
+// an answer repeating a word repeats what failed, and each try reads the
+// answer once.
+const maxMisplaced = 16
+
+// misplacedOpposite looks at the answer's words that the source has, and
+// whose opposite by an affix the source has too ("encoder" and "decoder",
+// "pre-training" and "post-training" as one word each): one that stands in
+// its opposite's context rather than its own is a contradiction, "without
+// weakening the encoder" against "without weakening the capacity of the
+// decoder ... information from the encoder". The context is the content
+// words within nbrWindow either side; the answer word's neighbours must
+// share more words with the source's neighbours of the opposite than with
+// those of the word itself, and the answer must not use the opposite (a
+// summary naming both says which is which). affixOpposite, before it, sees
+// only words the source lacks.
+func (s *state) misplacedOpposite(answer string) (Evidence, bool) {
+	var tried [maxMisplaced]int32
+	n := 0
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if t.absent || t.end-t.start < 4 || t.end-t.start > 40 || slices.Contains(tried[:n], t.id) {
+			continue
+		}
+		w := s.lowerAnswer(answer)[t.start:t.end]
+		if !affixCandidate(w) {
+			continue
+		}
+		if n == maxMisplaced {
+			break
+		}
+		tried[n] = t.id
+		n++
+		o, at := s.oppositeIn(w)
+		if o == "" || strings.IndexByte(o, '-') >= 0 {
+			continue
+		}
+		so := stemBytes([]byte(o))
+		oid := find(&s.words, so, fnvAdd(fnvOffset, so))
+		if !s.vocab(oid) || oid == t.id || s.answerHas(oid) {
+			continue
+		}
+		if s.nearCount(i, oid, t.id) <= s.nearCount(i, t.id, oid) {
+			continue
+		}
+		return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+			SourceSpan: &scan.Span{Start: at, End: at + len(o)}, SourceText: s.source[at : at+len(o)],
+			Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[t.start:t.end], s.source[at:at+len(o)])}, true
+	}
+	return Evidence{}, false
+}
+
+// answerHas: an answer token is word id.
+func (s *state) answerHas(id int32) bool {
+	for _, t := range s.atoks {
+		if t.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// nearCount counts the answer words within nbrWindow of answer token i
+// (neither word id nor skip) that stand within nbrWindow of word id in the
+// source.
+func (s *state) nearCount(i int, id, skip int32) int {
+	near := s.neighboursOf(id)
+	n := 0
+	for _, an := range s.atoks[max(0, i-nbrWindow):min(len(s.atoks), i+nbrWindow+1)] {
+		if an.id == id || an.id == skip || an.id == s.atoks[i].id {
+			continue
+		}
+		if _, ok := slices.BinarySearch(near, an.id); ok {
+			n++
+		}
+	}
+	return n
 }

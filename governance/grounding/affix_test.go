@@ -121,3 +121,32 @@ func TestOrderFlipDuring(t *testing.T) {
 		})
 	}
 }
+
+// TestMisplacedOpposite: a word the source has, standing where the source
+// has its opposite by an affix and not where it has the word itself, is a
+// contradiction; the near misses are not.
+func TestMisplacedOpposite(t *testing.T) {
+	vae := "Earlier models suffer when the decoder ignores the information from the encoder. " +
+		"They weaken the capacity of the decoder to force the use of latent codes. " +
+		"We add a modified encoder and a multimodal prior. Our model keeps the full capacity of the decoder."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"encoder where the source weakens the decoder", "Earlier models weaken the capacity of the encoder to force the use of latent codes.", vae, Contradiction, "decoder"},
+		{"underfitting where the source says overfitting", "Dropout on large networks reduces underfitting on small data, the authors find.",
+			"Dropout reduces overfitting of large networks on small datasets. Small networks suffer from underfitting on every dataset.", Contradiction, "overfitting"},
+		{"faithful", "Earlier models weaken the capacity of the decoder; we add a modified encoder.", vae, None, ""},
+		{"the answer names both", "The encoder and the decoder keep their full capacity in our model.", vae, None, ""},
+		{"the word stands in its own context too", "We add a modified encoder with a multimodal prior to our model.", vae, None, ""},
+		{"no opposite in the source", "The encoder weakens the capacity of the model.",
+			"The encoder weakens the capacity of the model to use latent codes.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if e, ok := requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, AffixConfidence); ok {
+				require.True(t, strings.EqualFold(tt.says, e.SourceText), "%+v", e)
+			}
+		})
+	}
+}

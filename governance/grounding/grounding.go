@@ -266,6 +266,12 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.affixOpposite(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: AffixConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.quantifierChange(answer); ok {
+		return Result{Mismatch: Contradiction, Confidence: QuantifierConfidence, Evidence: []Evidence{e}}
+	}
+	if e, ok := st.misplacedOpposite(answer); ok {
+		return Result{Mismatch: Contradiction, Confidence: AffixConfidence, Evidence: []Evidence{e}}
+	}
 	if e, ok := st.orderFlip(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: OrderConfidence, Evidence: []Evidence{e}}
 	}
@@ -409,6 +415,8 @@ type state struct {
 	buf   []byte
 
 	stoks, atoks []tok
+	aquants      []quant // quantifierChange's, per Check
+	squants      []quant
 	unitWords    []int  // answer offsets of unit words whose amount the source states in another unit
 	source       string // the current source, while Check runs
 	chat         bool   // the source is a conversation transcript
@@ -2187,7 +2195,7 @@ var antonymWords, antonymLists = func() (*words, [][]string) {
 		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
-		{"improve", "degrade"}, {"real", "synthetic"}}
+		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}}
 	d := &words{}
 	var lists [][]string
 	id := func(w string) int32 {
@@ -2542,6 +2550,9 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 					break
 				}
 			}
+		}
+		if other == "" {
+			other = s.kindSwap(w, i)
 		}
 		if other == "" {
 			for _, set := range calendarSets {
