@@ -4,16 +4,20 @@ import "slices"
 
 // kindSets are closed classes of scientific writing whose members exclude
 // one another in a statement, like the weekdays: the kind of data a method
-// reads, the sense a percept comes through, the task a model solves. A
-// member that replaces another is a changed claim ("image modeling" for
-// "text modeling", "auditory concepts" for "visual concepts", "solving
-// clustering tasks" for "classification"), while WordNet relates none of
-// them (no antonym, and abstract nouns and adjectives are left out of the
-// noun swaps). Compared by stem, so plurals and inflections count.
+// reads, the sense a percept comes through, the task a model solves, the
+// kind of network it is (by the word that names it: "generative
+// adversarial networks", "convolutional neural networks"). A member that
+// replaces another is a changed claim ("image modeling" for "text
+// modeling", "auditory concepts" for "visual concepts", "solving
+// clustering tasks" for "classification", "adversarial networks" for
+// "variational autoencoders"), while WordNet relates none of them (no
+// antonym, and abstract nouns and adjectives are left out of the noun
+// swaps). Compared by stem, so plurals and inflections count.
 var kindSets = [...][]string{
 	{"text", "image", "audio", "video"},
 	{"visual", "auditory", "tactile", "olfactory", "gustatory"},
 	{"classification", "regression", "clustering", "segmentation", "summarization", "translation", "detection", "retrieval"},
+	{"convolutional", "recurrent", "adversarial", "variational", "autoencoder", "transformer"},
 }
 
 // kindStems holds the stems of kindSets' forms (stemForms: "image" and

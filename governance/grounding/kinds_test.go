@@ -11,13 +11,14 @@ import (
 // the same words, is a contradiction; the near misses are not.
 func TestKindSwap(t *testing.T) {
 	paper := "We train a transformer on text from news articles. The learned visual features transfer to new scenes. " +
-		"Our detector improves classification of rare species in camera traps."
+		"Our detector improves classification of rare species in camera traps. We encode each trap's frames with a convolutional network."
 	tests := []struct {
 		name, answer, mismatch, says string
 	}{
 		{"data", "We train a transformer on images from news articles.", Contradiction, `"text"`},
 		{"sense", "The learned auditory features transfer to new scenes.", Contradiction, `"visual"`},
 		{"task", "Our detector improves segmentation of rare species in camera traps.", Contradiction, `"classification"`},
+		{"architecture", "We encode each trap's frames with a recurrent network.", Contradiction, `"convolutional"`},
 		{"faithful", "A transformer trained on news text learns visual features that improve classification of rare species.", None, ""},
 		{"the member stands elsewhere", "Audio recordings were not used at all in the study.", None, ""},
 	}
