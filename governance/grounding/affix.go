@@ -237,23 +237,23 @@ func affixCandidate(w string) bool {
 	if strings.IndexByte(w, '-') >= 0 || strings.HasSuffix(w, "less") || strings.HasSuffix(w, "ful") {
 		return true
 	}
-	if !prefixFirst[w[0]] {
-		return false
-	}
-	for _, p := range oppositePrefixes {
-		for _, x := range p {
-			if len(w) >= len(x)+affixMinRest && strings.HasPrefix(w, x) {
-				return true
-			}
+	for _, x := range prefixesBy[w[0]] {
+		if len(w) >= len(x)+affixMinRest && strings.HasPrefix(w, x) {
+			return true
 		}
 	}
 	return false
 }
 
-// prefixFirst marks the first letters of oppositePrefixes.
-var prefixFirst = func() (t [256]bool) {
+// prefixesBy lists the distinct prefixes of oppositePrefixes by first
+// letter: a word is compared with the few that can start it.
+var prefixesBy = func() (t [256][]string) {
 	for _, p := range oppositePrefixes {
-		t[p[0][0]], t[p[1][0]] = true, true
+		for _, x := range p {
+			if !slices.Contains(t[x[0]], x) {
+				t[x[0]] = append(t[x[0]], x)
+			}
+		}
 	}
 	return t
 }()

@@ -882,6 +882,14 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// clauses in which they decline (declinedAssent: the turns read
 		// once per Check, each subject looked up among a few speakers).
 		{"declined-assent", "Tom and Ann both decline, ", "Ann: yes . Ann: no . Tom: ok . Tom: nope . "},
+		// An answer word whose affix opposite the source has, in contexts
+		// sharing as many words (misplacedOpposite: maxMisplaced distinct
+		// words, each neighbourhood made once); a quantifier the source has
+		// of both kinds (quantifierChange: maxQuantifiers each side); a data
+		// kind the source names only beside other words (kindSwap).
+		{"misplaced-affix", "encoder bar. ", "encoder bar. decoder qqq. "},
+		{"quantifier", "all cats sleep. ", "many dogs run. all cats sleep. "},
+		{"kind", "image bar. ", "text zzz. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

@@ -1,7 +1,5 @@
 package grounding
 
-import "slices"
-
 // kindSets are closed classes of scientific writing whose members exclude
 // one another in a statement, like the weekdays: the kind of data a method
 // reads, the sense a percept comes through, the task a model solves, the
@@ -20,15 +18,18 @@ var kindSets = [...][]string{
 	{"convolutional", "recurrent", "adversarial", "variational", "autoencoder", "transformer"},
 }
 
-// kindStems holds the stems of kindSets' forms (stemForms: "image" and
-// "images" stem apart), in the same order.
-var kindStems = func() (out [len(kindSets)][][]string) {
+// kindOf maps the stems of kindSets' forms (stemForms: "image" and
+// "images" stem apart) to their class and member.
+var kindOf = func() map[string][2]int {
+	m := map[string][2]int{}
 	for i, set := range kindSets {
-		for _, w := range set {
-			out[i] = append(out[i], stemForms(w))
+		for j, w := range set {
+			for _, f := range stemForms(w) {
+				m[f] = [2]int{i, j}
+			}
 		}
 	}
-	return out
+	return m
 }()
 
 // kindSwap returns the member of a kindSets class that the source has in
@@ -37,26 +38,20 @@ var kindStems = func() (out [len(kindSets)][][]string) {
 // word that stands near w in the answer (sharedNeighbour), "" when there
 // is none. The caller passes only words the source lacks.
 func (s *state) kindSwap(w []byte, i int) string {
-	sw := string(stemBytes(w))
-	for k, stems := range kindStems {
-		self := -1
-		for j, forms := range stems {
-			if slices.Contains(forms, sw) {
-				self = j
-				break
-			}
-		}
-		if self < 0 {
+	if len(w) > 16 {
+		return ""
+	}
+	km, ok := kindOf[string(stemBytes(w))]
+	if !ok {
+		return ""
+	}
+	for j, m := range kindSets[km[0]] {
+		if j == km[1] {
 			continue
 		}
-		for j, forms := range stems {
-			if j == self {
-				continue
-			}
-			for _, m := range forms {
-				if s.sharedNeighbour(i, []byte(m)) {
-					return kindSets[k][j]
-				}
+		for _, f := range stemForms(m) {
+			if s.sharedNeighbour(i, []byte(f)) {
+				return m
 			}
 		}
 	}

@@ -21,65 +21,125 @@ const (
 	quantPartial   = 2
 )
 
-// quantifiers maps each quantifier word to its kind.
-var quantifiers = map[string]int{
-	"all": quantUniversal, "every": quantUniversal, "each": quantUniversal,
-	"many": quantPartial, "some": quantPartial, "few": quantPartial, "several": quantPartial,
+// quantifierWords are the quantifier words with their kinds, each as
+// written in lower case and capitalised: the source is searched for each
+// (strings.Index, no pass of its own over the source's bytes).
+var quantifierWords = [...]struct {
+	w, title string
+	kind     int
+}{
+	{"all", "All", quantUniversal}, {"every", "Every", quantUniversal}, {"each", "Each", quantUniversal},
+	{"many", "Many", quantPartial}, {"some", "Some", quantPartial}, {"few", "Few", quantPartial}, {"several", "Several", quantPartial},
 }
 
-// maxQuantifiers bounds the quantifiers read in a text: an answer or a
-// source repeating "all" more often says nothing more, and each answer
-// quantifier is compared with each source one.
-const maxQuantifiers = 16
+// quantKind returns the kind of the word w (any case), 0 for none.
+func quantKind(w string) int {
+	if len(w) < 3 || len(w) > 7 || !quantFirst[w[0]] {
+		return 0
+	}
+	for _, q := range quantifierWords {
+		if len(q.w) == len(w) && strings.EqualFold(w, q.w) {
+			return q.kind
+		}
+	}
+	return 0
+}
+
+// quantFirst marks the first letters of quantifierWords, both cases.
+var quantFirst = func() (t [256]bool) {
+	for _, q := range quantifierWords {
+		t[q.w[0]], t[q.title[0]] = true, true
+	}
+	return t
+}()
+
+// maxQuantifiers and maxSourceQuants bound the quantifiers read in the
+// answer and in the source: a text repeating "all" more often says
+// nothing more, and each answer quantifier is compared with each source
+// one.
+const (
+	maxQuantifiers  = 16
+	maxSourceQuants = 64
+)
 
 // quant is a quantifier in a text: its kind and the ids of the (at most
-// two) content words after it in its clause, 0-padded with -1.
+// two) content words after it in its clause, -1 where there is none.
 type quant struct {
 	at, end int
 	kind    int
 	next    [2]int32
 }
 
-// quantsOf appends the quantifiers of the lower-case text l, whose content
-// tokens are toks, to out (at most maxQuantifiers). A quantifier under
-// "not" ("not all") is partial, and "all" after "at", "after" or "above"
-// ("at all", "after all") or "each" before "other" is none.
-func quantsOf(l string, toks []tok, out []quant) []quant {
-	for i := 0; i < len(l) && len(out) < maxQuantifiers; {
-		if !asciiLetter(l[i]) {
+// quantAt reads the quantifier of the given kind at text[st:j], whose
+// content tokens are toks. A quantifier under "not" ("not all") is
+// partial; "all" after "at", "after" or "above" ("at all", "after all"),
+// "each" before "other", and a quantifier with no content word after it in
+// its clause are none.
+func quantAt(text string, toks []tok, st, j, kind int) (quant, bool) {
+	if st > 0 && isWordByte(text[st-1]) || j < len(text) && isWordByte(text[j]) {
+		return quant{}, false
+	}
+	switch p := prevWord(text, st); {
+	case j-st == 3 && (text[st]|0x20) == 'a' && (strings.EqualFold(p, "at") || strings.EqualFold(p, "after") || strings.EqualFold(p, "above")):
+		return quant{}, false
+	case strings.EqualFold(p, "not"):
+		kind = quantPartial
+	}
+	rest := strings.TrimLeft(text[j:], " ")
+	if len(rest) >= 5 && strings.EqualFold(text[st:j], "each") && strings.EqualFold(rest[:5], "other") {
+		return quant{}, false
+	}
+	q := quant{at: st, end: j, kind: kind, next: [2]int32{-1, -1}}
+	k := tokAt(toks, j)
+	for n := 0; n < 2 && k+n < len(toks); n++ {
+		t := toks[k+n]
+		if t.start-j > 80 || strings.ContainsAny(text[j:t.start], ".,;:!?()") {
+			break
+		}
+		q.next[n] = t.id
+	}
+	return q, q.next[0] >= 0
+}
+
+// answerQuants appends the quantifiers of the answer to out (at most
+// maxQuantifiers), in one pass over its words.
+func answerQuants(text string, toks []tok, out []quant) []quant {
+	for i := 0; i < len(text) && len(out) < maxQuantifiers; {
+		if !asciiLetter(text[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(l) && asciiLetter(l[j]) {
+		for j < len(text) && asciiLetter(text[j]) {
 			j++
 		}
-		st := i
-		w := l[i:j]
-		i = j
-		kind, ok := quantifiers[w]
-		if !ok || st > 0 && isWordByte(l[st-1]) || j < len(l) && isWordByte(l[j]) {
-			continue
-		}
-		switch p := prevWord(l, st); {
-		case w == "all" && (p == "at" || p == "after" || p == "above"):
-			continue
-		case p == "not":
-			kind = quantPartial
-		}
-		q := quant{at: st, end: j, kind: kind, next: [2]int32{-1, -1}}
-		k := tokAt(toks, j)
-		for n := 0; n < 2 && k+n < len(toks); n++ {
-			t := toks[k+n]
-			if strings.ContainsAny(l[j:t.start], ".,;:!?()") {
-				break
+		if kind := quantKind(text[i:j]); kind != 0 {
+			if q, ok := quantAt(text, toks, i, j, kind); ok {
+				out = append(out, q)
 			}
-			q.next[n] = t.id
 		}
-		if w == "each" && strings.HasPrefix(strings.TrimLeft(l[j:], " "), "other") || q.next[0] < 0 {
-			continue
+		i = j
+	}
+	return out
+}
+
+// sourceQuants appends the quantifiers of the source to out (at most
+// maxSourceQuants), searching it for each quantifier word.
+func sourceQuants(text string, toks []tok, out []quant) []quant {
+	for _, qw := range quantifierWords {
+		for _, v := range [2]string{qw.w, qw.title} {
+			for i := 0; len(out) < maxSourceQuants; {
+				k := strings.Index(text[i:], v)
+				if k < 0 {
+					break
+				}
+				k += i
+				i = k + len(v)
+				if q, ok := quantAt(text, toks, k, i, qw.kind); ok {
+					out = append(out, q)
+				}
+			}
 		}
-		out = append(out, q)
 	}
 	return out
 }
@@ -102,13 +162,11 @@ func (q *quant) shares(o *quant) bool {
 // shared. A source that quantifies those words both ways says both, so is
 // no finding.
 func (s *state) quantifierChange(answer string) (Evidence, bool) {
-	la := s.lowerAnswer(answer)
-	s.aquants = quantsOf(la, s.atoks, s.aquants[:0])
+	s.aquants = answerQuants(answer, s.atoks, s.aquants[:0])
 	if len(s.aquants) == 0 {
 		return Evidence{}, false
 	}
-	ls := s.lowerSource()
-	s.squants = quantsOf(ls, s.stoks, s.squants[:0])
+	s.squants = sourceQuants(s.source, s.stoks, s.squants[:0])
 	for a := range s.aquants {
 		aq := &s.aquants[a]
 		other, same := -1, false
