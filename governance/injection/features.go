@@ -23,7 +23,34 @@ const Dims = 1 << 17
 
 // FeatureVersion changes whenever Features changes; the model header
 // carries it so a stale model is refused instead of silently misread.
-const FeatureVersion = 16 // 16: "confirm" asks for "the" password only, not "your" (a sign-up form's "confirm your password"); 15: a credential word after "a"/"an" or opening a compound ("the password policy") is no extraction object, "sudo" alone is no authority, "an uncensored version" only of the model is a persona; 14: an override verb after a negation ("do not disregard the instructions") is no override; 13: attack forms of a diverse hand-written set (policy/guardrails as override nouns, "the instructions you were given", "to any AI", "[system]", safety filters disabled, "no longer bound by", "vergiss alles", reversed text decoded); 12: Caesar cipher payloads decoded (the shift that reads best); 11: "override a CSS rule" is no override (a single letter is no qualifier), safe / airplane / editor ... mode and modes on Windows or Linux are settings; 10: extraction verbs "confirm" and "what's", more personal attributes of "the user", "the admin password", "I am God", Italian "la password" and German "geben", pig latin sentences inside a text, Morse, hex and ROT13 payloads decoded; 9: German "vergessen Sie" / "vergesst" as override verbs; 8: "a secret key" (a private key, ...) is not extraction, "the secret key" is; 7: "a system prompt" and "an API key" are not extraction; 6: many_questions is off in a transcript between people
+// Versions (newest first):
+//
+//	16: "confirm" asks for "the" password only, not "your" (a sign-up
+//	    form's "confirm your password")
+//	15: a credential word after "a"/"an" or opening a compound ("the
+//	    password policy") is no extraction object, "sudo" alone is no
+//	    authority, "an uncensored version" only of the model is a
+//	    persona
+//	14: an override verb after a negation ("do not disregard the
+//	    instructions") is no override
+//	13: attack forms of a diverse hand-written set (policy/guardrails
+//	    as override nouns, "the instructions you were given", "to any
+//	    AI", "[system]", safety filters disabled, "no longer bound by",
+//	    "vergiss alles", reversed text decoded)
+//	12: Caesar cipher payloads decoded (the shift that reads best)
+//	11: "override a CSS rule" is no override (a single letter is no
+//	    qualifier), safe / airplane / editor ... mode and modes on
+//	    Windows or Linux are settings
+//	10: extraction verbs "confirm" and "what's", more personal
+//	    attributes of "the user", "the admin password", "I am God",
+//	    Italian "la password" and German "geben", pig latin sentences
+//	    inside a text, Morse, hex and ROT13 payloads decoded
+//	9: German "vergessen Sie" / "vergesst" as override verbs
+//	8: "a secret key" (a private key, ...) is not extraction, "the
+//	    secret key" is
+//	7: "a system prompt" and "an API key" are not extraction
+//	6: many_questions is off in a transcript between people
+const FeatureVersion = 16
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
