@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -128,12 +129,4 @@ func (s *state) placeOf(answer, source string, i int, want int32, budget *int) (
 }
 
 // sentenceGap: the text between two words ends a sentence.
-func sentenceGap(g string) bool {
-	for i := 0; i < len(g); i++ {
-		switch g[i] {
-		case '.', '!', '?', '\n':
-			return true
-		}
-	}
-	return false
-}
+func sentenceGap(g string) bool { return strings.ContainsAny(g, ".!?\n") }

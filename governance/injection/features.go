@@ -1220,19 +1220,13 @@ const pigLatinRun = 4
 // englishAy are common English words of four or more letters ending in
 // "ay": a run of them ("Monday, Tuesday, Wednesday, Thursday") is no pig
 // latin.
-var englishAy = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`today yesterday someday everyday holiday birthday weekday monday tuesday
+var englishAy = setOf(strings.Fields(`today yesterday someday everyday holiday birthday weekday monday tuesday
 		wednesday thursday friday saturday sunday away anyway okay always display array delay relay replay essay
-		decay dismay betray portray spray stray tray pray play stay sway gray grey x-ray hooray foray fray
+		decay dismay betray portray spray stray tray pray play stay sway gray grey hooray foray fray
 		outlay overlay midway halfway highway railway subway hallway doorway gateway runway pathway freeway
 		driveway walkway stairway archway fairway airway waterway broadway takeaway getaway giveaway runaway
 		castaway hideaway norway uruguay paraguay bombay malay gameplay screenplay airplay interplay mainstay
-		payday heyday mayday doomsday noonday workday underway leeway headway segway`) {
-		m[w] = true
-	}
-	return m
-}()
+		payday heyday mayday doomsday noonday workday underway leeway headway segway`)...)
 
 // signalWindow is how far around a trigger a signal regexp looks.
 const signalWindow = 200
@@ -1885,24 +1879,9 @@ var morseLetters = map[string]byte{
 	"--..--": ',', ".----.": '\'',
 }
 
-// hasBase64Run reports a run of 24 or more base64 alphabet bytes.
-func hasBase64Run(s string) bool {
-	// Any such run covers s[i+23] when it starts in s[i:i+24]: test that
-	// byte, then walk back to the start of its run, and skip past bytes no
-	// run can start at.
-	const n = 24
-	for i := 0; i+n <= len(s); {
-		j := i + n - 1
-		for j >= i && b64Alphabet[s[j]] {
-			j--
-		}
-		if j < i {
-			return true
-		}
-		i = j + 1
-	}
-	return false
-}
+// hasBase64Run reports a run of 24 or more base64 alphabet bytes (the
+// shortest b64RE matches).
+func hasBase64Run(s string) bool { return runStart(s, 0, 24, &b64Alphabet) >= 0 }
 
 // b64Alphabet: A-Z, a-z, 0-9, '+' and '/'.
 var b64Alphabet = func() (t [256]bool) {
