@@ -533,6 +533,26 @@ func proxyPriceMode(meta []byte) string {
 	return proxyPriceModes[m.ServiceMode]
 }
 
+// regenerateUsage is the tokens of the LLM calls that regenerated a Verify
+// answer (metadata.regenerate_usage, docs/api.md). They are billed at the
+// Full Control price, as the gateway called the LLM, in a usage row of
+// their own that counts no request: the request is Verify's.
+func regenerateUsage(meta []byte) (prompt, completion int64) {
+	if !bytes.Contains(meta, []byte(`"regenerate_usage"`)) {
+		return 0, 0
+	}
+	var m struct {
+		Usage struct {
+			Prompt     int64 `json:"prompt_tokens"`
+			Completion int64 `json:"completion_tokens"`
+		} `json:"regenerate_usage"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Usage.Prompt < 0 || m.Usage.Completion < 0 {
+		return 0, 0
+	}
+	return m.Usage.Prompt, m.Usage.Completion
+}
+
 // addUsage adds the owned rows to usage_daily.
 func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, owner []bool) error {
 	sums := map[usageKey]*usageSum{}
@@ -585,6 +605,19 @@ func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, 
 		u.requests++
 		u.prompt += r.Trace.PromptTokens
 		u.completion += r.Trace.CompletionTokens
+		if mode == query.AppModeVerify {
+			if p, c := regenerateUsage(r.Trace.Metadata); p+c > 0 {
+				key.mode = query.AppModeFullControl
+				u := sums[key]
+				if u == nil {
+					u = &usageSum{}
+					sums[key] = u
+					order = append(order, key)
+				}
+				u.prompt += p
+				u.completion += c
+			}
+		}
 	}
 	for _, k := range order {
 		u := sums[k]
