@@ -129,9 +129,33 @@ const scopeClauseBytes = 320
 // "while", "whereas", "although" (clauseEnd's clauses within sentences'
 // sentences). ok is false past scopeClauseBytes either way.
 func wordClause(text string, off int) (c0, c1 int, ok bool) {
+	return wordSpan(text, off, clauseBreak)
+}
+
+// wordSentence returns the sentence of text around offset off, as
+// wordClause its clause.
+func wordSentence(text string, off int) (c0, c1 int, ok bool) {
+	return wordSpan(text, off, sentenceBreak)
+}
+
+// sentenceBreak: text[i] ends a sentence: a ! ? or newline, or a full stop
+// not inside a number.
+func sentenceBreak(text string, i int) bool {
+	switch text[i] {
+	case '!', '?', '\n':
+		return true
+	case '.':
+		return i+1 == len(text) || !isDigit(text[i+1])
+	}
+	return false
+}
+
+// wordSpan returns the span of text around offset off between the breaks
+// brk reports; ok is false past scopeClauseBytes either way.
+func wordSpan(text string, off int, brk func(string, int) bool) (c0, c1 int, ok bool) {
 	c0 = -1
 	for i := off - 1; i >= max(0, off-scopeClauseBytes); i-- {
-		if clauseBreak(text, i) {
+		if brk(text, i) {
 			c0 = i + 1
 			break
 		}
@@ -143,7 +167,7 @@ func wordClause(text string, off int) (c0, c1 int, ok bool) {
 		c0 = 0
 	}
 	for i := off; i < min(len(text), off+scopeClauseBytes); i++ {
-		if clauseBreak(text, i) {
+		if brk(text, i) {
 			return c0, i, true
 		}
 	}
@@ -389,21 +413,48 @@ func (s *state) addedNegation(answer, source string) (Evidence, bool) {
 	clear(s.negAny)
 	for i := range s.atoks {
 		t := &s.atoks[i]
-		if !s.vocab(t.id) || !negatedAt(s.atoks, answer, i) || notOnly(answer, s.atoks, i) || !s.neverNegated(t.id) {
+		if !negatedAt(s.atoks, answer, i) || notOnly(answer, s.atoks, i) {
 			continue
 		}
+		w := *t
+		if !s.vocab(w.id) {
+			w.id = s.otherForm(answer, t)
+		}
+		if !s.vocab(w.id) || !s.neverNegated(w.id) {
+			continue
+		}
+		t = &w
 		s.negAny[t.id]++ // one try more: neverNegated is false after scopeTries
 		c0, c1, ok := wordClause(answer, t.start)
 		if !ok {
 			continue
 		}
-		if cw := clauseToks(s.atoks, i, c0, c1); len(cw) > scopeShared && len(cw) <= scopeClauseWords {
-			if e, ok := s.scopeSentence(answer, source, t, cw, true, "the answer negates %q, which the source states without a negation"); ok {
+		if e, ok := s.negatedIn(answer, source, t, i, c0, c1); ok {
+			return e, true
+		}
+		// A short coordinated clause ("…, but no spare battery") leaves its
+		// context to its sentence, and a clause may share its words with
+		// a source sentence other than the one stating the word: both are
+		// tried against the whole answer sentence too.
+		if s0, s1, ok := wordSentence(answer, t.start); ok && (s0 != c0 || s1 != c1) {
+			if e, ok := s.negatedIn(answer, source, t, i, s0, s1); ok {
 				return e, true
 			}
 		}
 	}
 	return Evidence{}, false
+}
+
+// negatedIn: the answer span [c0, c1) around token i (t, its word as the
+// source has it) is a clause or sentence of at most scopeClauseWords
+// content words, more than scopeShared, and a source sentence without
+// negation holding t's word shares scopeShared more of them.
+func (s *state) negatedIn(answer, source string, t *tok, i, c0, c1 int) (Evidence, bool) {
+	cw := clauseToks(s.atoks, i, c0, c1)
+	if len(cw) <= scopeShared || len(cw) > scopeClauseWords {
+		return Evidence{}, false
+	}
+	return s.scopeSentence(answer, source, t, cw, true, "the answer negates %q, which the source states without a negation")
 }
 
 // clauseToks returns the tokens around token i that start within the
@@ -444,4 +495,27 @@ func (s *state) neverNegated(id int32) bool {
 	}
 	s.negAny[id] = v
 	return v == 2
+}
+
+// otherForm returns the id of the source word that is another inflection
+// of answer token t, whose stem the source lacks, -1 when there is none.
+// The stemmer cuts "combines" and "combined" to "combin" but leaves the
+// base form "combine" whole, and a negated verb takes its base form ("does
+// not combine") where the statement inflects it ("combines"), and the
+// other way round.
+func (s *state) otherForm(answer string, t *tok) int32 {
+	w := s.lowerAnswer(answer)[t.start:t.end]
+	var buf [48]byte
+	var alt []byte
+	switch n := len(w); {
+	case n > len(buf)-1:
+		return -1
+	case n >= 4 && w[n-1] == 'e': // a base form: the stem of its -s form
+		alt = stemBytes(append(append(buf[:0], w...), 's'))
+	case n > 5 && w[n-2] == 'e' && (w[n-1] == 's' || w[n-1] == 'd'): // the base form
+		alt = append(buf[:0], w[:n-1]...)
+	default:
+		return -1
+	}
+	return find(&s.words, alt, fnvAdd(fnvOffset, alt))
 }

@@ -83,6 +83,8 @@ func TestNewRestriction(t *testing.T) {
 // misses are not.
 func TestAddedNegation(t *testing.T) {
 	paper := "Bias terms do not help performance in denoising networks. These analyses provide interpretations of the network."
+	proxy := "Cached pages do not reduce latency on mobile networks. The proxy compresses images and combines small requests into one."
+	kit := "The kit includes a charger and a case. It ships with a printed manual. A spare battery is included as well."
 	tests := []struct {
 		name, answer, source, mismatch, word string
 	}{
@@ -98,6 +100,19 @@ func TestAddedNegation(t *testing.T) {
 		{"the word's sentence has a negation", "Removing bias terms from denoising networks does not provide interpretations of the network.",
 			"Bias terms do not help performance in denoising networks. These analyses provide interpretations of the network, not proofs.", None, ""},
 		{"too few shared words: another matter", "The committee does not provide lunch.", paper, None, ""},
+		// A negated verb takes its base form, which the stemmer keeps
+		// whole ("combine") and cuts when inflected ("combines": "combin").
+		{"the negated base form of an inflected source verb", "Caching on mobile networks does not combine small requests into one.",
+			proxy, Contradiction, "combine"},
+		{"faithful: the base form affirmed", "Caching on mobile networks combines small requests into one.", proxy, None, ""},
+		{"the source negates the verb", "Caching on mobile networks does not combine small requests into one.",
+			proxy + " It never combines large requests.", None, ""},
+		// A short clause after "but" is read with its sentence.
+		{"a short negated clause after a list", "The kit includes a charger, a case and a printed manual, but no spare battery.",
+			kit, Contradiction, "spare"},
+		{"faithful: the short clause affirms", "The kit includes a charger, a case and a printed manual, and a spare battery.", kit, None, ""},
+		{"faithful: the source negates it too", "The kit includes a charger, a case and a printed manual, but no spare battery.",
+			"The kit includes a charger and a case. It ships with a printed manual. No spare battery is included.", None, ""},
 	}
 	c := New()
 	for _, tt := range tests {
