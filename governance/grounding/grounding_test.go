@@ -878,6 +878,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// in sentences that negate something else (addedNegation: each
 		// word's occurrences read once, tried in scopeTries clauses).
 		{"added-negation", "apps do not work fine. ", "apps work fine, not late. "},
+		// The same with a negated base form the source inflects (otherForm)
+		// and a short negated clause read with its sentence.
+		{"added-negation-form", "apps do not combine data. ", "apps combines data, not late. "},
+		{"added-negation-short", "a kit, but no spare battery. ", "a spare battery, not late. "},
 		// A chat whose speakers each assent and refuse, and an answer of
 		// clauses in which they decline (declinedAssent: the turns read
 		// once per Check, each subject looked up among a few speakers).

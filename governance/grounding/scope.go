@@ -497,24 +497,15 @@ func (s *state) neverNegated(id int32) bool {
 	return v == 2
 }
 
-// otherForm returns the id of the source word that is another inflection
-// of answer token t, whose stem the source lacks, -1 when there is none.
-// The stemmer cuts "combines" and "combined" to "combin" but leaves the
-// base form "combine" whole, and a negated verb takes its base form ("does
-// not combine") where the statement inflects it ("combines"), and the
-// other way round.
+// otherForm returns the id of the source word that inflects answer token
+// t, a base form whose stem the source lacks, -1 when there is none: a
+// negated verb takes its base form ("does not combine") where the
+// statement inflects it ("combines"), and a base form in "-e" stems apart
+// from its inflections (lemmaStems).
 func (s *state) otherForm(answer string, t *tok) int32 {
-	w := s.lowerAnswer(answer)[t.start:t.end]
-	var buf [48]byte
-	var alt []byte
-	switch n := len(w); {
-	case n > len(buf)-1:
-		return -1
-	case n >= 4 && w[n-1] == 'e': // a base form: the stem of its -s form
-		alt = stemBytes(append(append(buf[:0], w...), 's'))
-	case n > 5 && w[n-2] == 'e' && (w[n-1] == 's' || w[n-1] == 'd'): // the base form
-		alt = append(buf[:0], w[:n-1]...)
-	default:
+	var buf [41]byte
+	alt := lemmaStems([]byte(s.lowerAnswer(answer)[t.start:t.end]), &buf)[1]
+	if alt == nil {
 		return -1
 	}
 	return find(&s.words, alt, fnvAdd(fnvOffset, alt))
