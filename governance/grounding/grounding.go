@@ -795,7 +795,11 @@ func wordNumbers(text string, out []quantity) []quantity {
 		i = end
 		v := total + cur
 		if words == 1 && v == 1 && last == 'u' {
-			continue // "one"
+			// "one" is a pronoun as often, but not before a unit: "one
+			// week", "a one-year commitment".
+			if _, _, ok := measureAfter(text, &quantity{span: scan.Span{Start: st, End: end}, kind: 'n'}); !ok {
+				continue
+			}
 		}
 		if p := strings.TrimRight(text[:st], " "); len(p) > 0 && (isDigit(p[len(p)-1]) || p[len(p)-1] == '$') {
 			continue

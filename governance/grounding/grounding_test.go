@@ -268,6 +268,25 @@ func TestNumberForms(t *testing.T) {
 	}
 }
 
+// TestOneBeforeUnit: "one" is left out as a pronoun, but before a unit of
+// measurement it is a number, on either side.
+func TestOneBeforeUnit(t *testing.T) {
+	trial := "The free trial lasts two weeks, and one of our advisers calls you."
+	term := "The contract runs for a one-year term with monthly billing."
+	tests := []struct{ answer, source, mismatch string }{
+		{"The free trial lasts one week.", trial, Numeric},
+		{"The contract runs for a two-year term with monthly billing.", term, Numeric},
+		{"The contract runs for a one-year term.", term, None},
+		{"The free trial lasts 14 days.", trial, None},
+		{"One of our advisers calls you during the free trial.", trial, None},
+	}
+	c := New()
+	for _, tt := range tests {
+		r := c.Check(tt.answer, tt.source)
+		require.Equal(t, tt.mismatch, r.Mismatch, "%s: %+v", tt.answer, r)
+	}
+}
+
 func TestPricePointAndLexicalContradictions(t *testing.T) {
 	c := New()
 	src := "ApexConnect costs a one-time fee of $999. The monthly plan is $49.95. We offer unlimited storage. " +
