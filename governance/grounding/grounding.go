@@ -135,12 +135,15 @@ func (c *Checker) Check(answer, source string) Result {
 		st.scores(q)
 		near := &st.anear[i]
 		has := st.hasValue(q, near)
+		qm, at, qmOK := measureAfter(answer, q)
+		if has && qmOK && st.onlyInOtherUnit(q, qm, near) {
+			has = false // "three weeks" is no "three months"
+		}
 		if has && !st.betterElsewhere(q, near, &claimed) {
 			continue
 		}
 		// "2.5 kg" for "2500 g", "90 minutes" for "1.5 hours": the same
 		// amount in another unit.
-		qm, at, qmOK := measureAfter(answer, q)
 		if qmOK && st.sourceHasMeasure(q, qm) {
 			st.unitWords = append(st.unitWords, at) // supported with its number
 			continue
@@ -1870,6 +1873,23 @@ func (s *state) closeSet(q *quantity) nbits {
 		}
 	}
 	return set
+}
+
+// onlyInOtherUnit: every source number with q's value (near is
+// closeSet(q)) has a unit of measurement of m's dimension other than m:
+// the source's "three months" states no "three weeks".
+func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
+	compat := s.compatSet(q.kind)
+	in := near.and(&compat)
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			nm, _, ok := measureAfter(s.source, &s.snums[w*64+bits.TrailingZeros64(x)])
+			if !ok || nm.dim != m.dim || nm.word == m.word {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hasValue: the source states the same quantity (rounding tolerated).

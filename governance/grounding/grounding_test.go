@@ -287,6 +287,24 @@ func TestOneBeforeUnit(t *testing.T) {
 	}
 }
 
+// TestValueInOtherUnit: a source number of the same value in another unit
+// of the same dimension does not state the answer's amount.
+func TestValueInOtherUnit(t *testing.T) {
+	src := "The free trial lasts two weeks, and the discount applies for the first three months."
+	tests := []struct{ answer, mismatch string }{
+		{"The free trial lasts 3 weeks, and the discount applies for the first three months.", Numeric},
+		{"The free trial lasts three weeks.", Numeric},
+		{"The discount applies for three weeks.", Numeric},
+		{"The free trial lasts two weeks, and the discount applies for three months.", None},
+		{"The free trial lasts 14 days.", None},
+	}
+	c := New()
+	for _, tt := range tests {
+		r := c.Check(tt.answer, src)
+		require.Equal(t, tt.mismatch, r.Mismatch, "%s: %+v", tt.answer, r)
+	}
+}
+
 func TestPricePointAndLexicalContradictions(t *testing.T) {
 	c := New()
 	src := "ApexConnect costs a one-time fee of $999. The monthly plan is $49.95. We offer unlimited storage. " +
