@@ -401,7 +401,9 @@ const AddedNegationConfidence = 0.6
 // source sentence, the one sharing most words with the clause, negates
 // something else ("bias terms do not help"), so that the clause check
 // (contradiction) compares the answer's negation with that one. "not
-// only" and "not just" negate nothing.
+// only" and "not just" negate nothing. A negated base form is looked up as
+// the source inflects it (otherForm), and a clause that fails is tried as
+// its whole sentence.
 func (s *state) addedNegation(answer, source string) (Evidence, bool) {
 	if !grammaticalNegation(answer) {
 		return Evidence{}, false // the usual case, in one pass rather than one per word
