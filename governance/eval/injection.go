@@ -87,6 +87,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, development (50: indirect, fake system, extraction, multilingual, encoded, persona; chose FeatureVersion 13)", lines(attacksDev), embedded),
 		attackRow("attacks, held out (40 in other words, written before FeatureVersion 13, scored once after it)", lines(attacksHeldOut), embedded),
 		attackRow("attacks, second held-out set (30, written after FeatureVersion 13, never used to choose)", lines(attacksHeldOut2), embedded),
+		attackRow("attacks, third held-out set (30 instructions in documents, e-mails, pages, tool outputs; written before stop 21, scored once after it)", lines(attacksHeldOut3), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
@@ -191,6 +192,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"everyday questions on security and AI topics, development (project-written; chose stop 20's corpus lines)", questionsDev},
 		{"everyday questions on security and AI topics, held out (project-written; never used to choose)", questionsHeldOut},
 		{"requests with two or three NotInject trigger words (project-written; chose FeatureVersion 11)", questionsTriggerWords},
+		{"product copy, UX text, recipes, system-prompt docs, customer support, held out (project-written before stop 21, scored once after it)", benignHeldOut2},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -215,6 +217,10 @@ var (
 	attacksHeldOut string
 	//go:embed questions/attacks_heldout2.txt
 	attacksHeldOut2 string
+	//go:embed questions/attacks_heldout3.txt
+	attacksHeldOut3 string
+	//go:embed questions/benign_heldout2.txt
+	benignHeldOut2 string
 )
 
 // benignRow counts the benign texts sc flags (FP) and passes (TN).
