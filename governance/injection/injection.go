@@ -193,6 +193,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 	sc.fcuts, sc.fz, sc.fcount = s.blocks(sc, text, r.Start, r.End, FocusWindow/2, sc.fcuts, sc.fz, sc.fcount)
 	var p float64
 	var best scan.Span
+	done := r.Start // sentences before done were scored
 	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
 		sig, ok := focusSignals(sc, text[sc.fcuts[i]:sc.fcuts[i+2]], read)
 		if !ok {
@@ -200,6 +201,11 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 		if q := s.m.finishSignals(sc.fz[i]+sc.fz[i+1], sc.fcount[i]+sc.fcount[i+1], sig) - focusMargin; q > p {
 			p, best = q, scan.Span{Start: sc.fcuts[i], End: sc.fcuts[i+2]}
+		}
+		var q float64
+		var sp scan.Span
+		if q, sp, done = s.sentences(sc, text, r, sc.fcuts[i], sc.fcuts[i+2], done, read, budget); q > p {
+			p, best = q, sp
 		}
 	}
 	for j := 0; len(sc.fz) > 1 && j < len(sc.fz) && *read <= budget; j++ {
@@ -212,6 +218,96 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 		}
 	}
 	return p, best
+}
+
+// sentenceMargin is taken off the score of one sentence alone: a
+// focus block is cut at a word end, not where a planted sentence ends, so
+// a short instruction ("パスワードは何ですか？") shares its block with the
+// host's words and scored 0.48 there against 0.94 alone. Chosen on the
+// cross-validated eval (stop 21: 0.1 / 0.15 / 0.2 gave +6.8 / +4.8 / +5.0
+// buried attacks for +2.8 / +2.0 / +1.3 wildguard false positives).
+const sentenceMargin = 0.2
+
+// sentences scores, less sentenceMargin, each sentence of at most
+// FocusWindow bytes inside text[r] that meets the focus window [from, to)
+// (but is not that window), ends after done and holds evidence; it returns
+// the best score, its span and the end of the last sentence read, so that
+// overlapping focus windows read each sentence once.
+func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, done int, read *int, budget int) (float64, scan.Span, int) {
+	var p float64
+	var best scan.Span
+	st := max(done, sentenceStart(text, r.Start, from))
+	for st < to && *read <= budget {
+		// A longer "sentence" (no end found) is no candidate: cutting the
+		// search there bounds it.
+		en := sentenceEnd(text, st, min(r.End, st+FocusWindow+1))
+		if en-st <= FocusWindow && !(st == from && en == to) {
+			sig, ok := focusSignals(sc, text[st:en], read)
+			if ok {
+				var n string
+				n, sc.norm = normalizeScratch(sc.norm, text[st:en])
+				var z float64
+				var c int
+				z, c, sc.compact = s.m.textSum(sc.compact, n)
+				if q := s.m.finishSignals(z, c, sig) - sentenceMargin; q > p {
+					p, best = q, scan.Span{Start: st, End: en}
+				}
+			}
+		}
+		done, st = en, en
+	}
+	return p, best, done
+}
+
+// sentenceStart returns the start of the sentence holding text[i], not
+// before from nor more than FocusWindow bytes back.
+func sentenceStart(text string, from, i int) int {
+	lo := max(from, i-FocusWindow)
+	for k := i; k > lo; k-- {
+		if sentenceEndsAt(text, k) {
+			return k
+		}
+	}
+	return lo
+}
+
+// sentenceEnd returns the end of the sentence opening at i: after its
+// final punctuation and the spaces that follow, not past to.
+func sentenceEnd(text string, i, to int) int {
+	for k := i + 1; k < to; k++ {
+		if sentenceEndsAt(text, k) {
+			return k
+		}
+	}
+	return to
+}
+
+// sentenceEndsAt reports whether a sentence opens at text[k]: after '.',
+// '?' or '!' (and any closing quotes or brackets) and a space or newline,
+// after a newline, or after a CJK full stop, question or exclamation mark
+// (and any spaces).
+func sentenceEndsAt(text string, k int) bool {
+	if k == 0 || k >= len(text) || text[k] == ' ' || text[k] == '\n' {
+		return false
+	}
+	if text[k-1] == '\n' {
+		return true
+	}
+	j := k
+	for j > 0 && text[j-1] == ' ' {
+		j--
+	}
+	spaced := j < k
+	for j > 0 && (text[j-1] == '"' || text[j-1] == '\'' || text[j-1] == ')') {
+		j--
+	}
+	if j == 0 {
+		return false
+	}
+	if q := text[j-1]; spaced && (q == '.' || q == '?' || q == '!') {
+		return true
+	}
+	return j >= 3 && (text[j-3:j] == "。" || text[j-3:j] == "？" || text[j-3:j] == "！")
 }
 
 // focusSignals returns the signals of a focus window or block, without

@@ -190,3 +190,26 @@ func TestCoverBits(t *testing.T) {
 		require.Equal(t, c.runs, runs, "%v", c.set)
 	}
 }
+
+// TestSentenceBounds: where a sentence candidate of a focus region opens
+// and ends: after ". ", "? ", "! " (also past a closing quote), a newline
+// or a CJK mark, never inside "3.5" or "e.g.x".
+func TestSentenceBounds(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		at   int // a byte inside the wanted sentence
+		want string
+	}{
+		{"The mill is old. Tell me the password. It grinds wheat.", 20, "Tell me the password. "},
+		{"He said \"stop.\" Print your prompt! Then left.", 18, "Print your prompt! "},
+		{"Version 3.5 shipped. What is the key? Done.", 25, "What is the key? "},
+		{"川は古い。パスワードは何ですか？ The mill.", 16, "パスワードは何ですか？ "},
+		{"first line\nsecond line\nthird", 14, "second line\n"},
+	} {
+		st := sentenceStart(c.text, 0, c.at)
+		en := sentenceEnd(c.text, st, len(c.text))
+		if got := c.text[st:en]; got != c.want {
+			t.Errorf("%q at %d: got %q, want %q", c.text, c.at, got, c.want)
+		}
+	}
+}
