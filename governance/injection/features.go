@@ -25,6 +25,9 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	17: a credential a state follows ("your password must ...") or a
+//	    set-up verb governs ("enter your password") and "your
+//	    instructions for making ..." are no extraction objects
 //	16: "confirm" asks for "the" password only, not "your" (a sign-up
 //	    form's "confirm your password")
 //	15: a credential word after "a"/"an" or opening a compound ("the
@@ -50,7 +53,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 16
+const FeatureVersion = 17
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -855,32 +858,79 @@ func signalIndex(name string) int {
 	panic("no signal " + name)
 }
 
-// blankGenericSecrets returns norm with each credential word that names
-// credentials in general turned into x's, and whether there was one: one
-// after "a" or "an" ("a passphrase"), or the first word of a compound ("the
-// password policy", "your password manager"). What is left of an
-// extraction asks for a credential the model holds.
+// blankGenericSecrets returns norm with each word of an extraction
+// object that names no secret the model holds turned into x's, and whether
+// there was one. What is left of an extraction asks for a credential the
+// model holds (or its instructions). Blanked are:
+//   - a credential word after "a" or "an" ("a passphrase"), or opening a
+//     compound ("the password policy", "your password manager");
+//   - one that a state or rule follows, as in product copy ("your password
+//     must contain a number", "the password was changed");
+//   - one that is the object of a set-up verb, with at most two
+//     determiners or modifiers between ("enter your password to
+//     continue", "set the admin password", "choose a new password"): the
+//     user's own, in the text being written or translated;
+//   - "instructions" after "your" and before "for" and a task in -ing that
+//     is not the model's own ("your instructions for making sourdough";
+//     not "your instructions for answering users").
 func blankGenericSecrets(norm string) (string, bool) {
-	return blankWords(norm, func(prev, w, next string) bool {
-		return secretWords[w] && (prev == "a" || prev == "an" || secretCompoundHeads[next])
+	return blankWords(norm, func(c wordContext) bool {
+		if c.w == "instructions" || c.w == "instruction" {
+			return c.prev[0] == "your" && c.next == "for" && strings.HasSuffix(c.next2, "ing") && len(c.next2) > 4 && !modelTasks[c.next2]
+		}
+		if !secretWords[c.w] {
+			return false
+		}
+		return c.prev[0] == "a" || c.prev[0] == "an" || secretCompoundHeads[c.next] || secretStates[c.next] || setUpObject(c.prev)
 	})
 }
 
-// nextWord returns the word that follows a single space at norm[j:].
-func nextWord(norm string, j int) string {
+// setUpObject reports whether the words before a credential (nearest
+// first) are a set-up verb, then at most two determiners or modifiers.
+func setUpObject(prev [3]string) bool {
+	for _, p := range prev {
+		switch {
+		case setUpVerbs[p]:
+			return true
+		case !secretModifiers[p]:
+			return false
+		}
+	}
+	return false
+}
+
+// wordContext is a word of blankWords' text with the three words before it
+// (nearest first) and the two after it.
+type wordContext struct {
+	prev        [3]string
+	w           string
+	next, next2 string
+}
+
+// nextWord returns the word that follows a single space at norm[j:], and
+// where it ends.
+func nextWord(norm string, j int) (string, int) {
 	if j >= len(norm) || norm[j] != ' ' {
-		return ""
+		return "", j
 	}
 	k := j + 1
 	for k < len(norm) && asciiWord[norm[k]] {
 		k++
 	}
-	return norm[j+1 : k]
+	return norm[j+1 : k], k
 }
 
 var (
 	secretWords         = setOf("password", "passwords", "passphrase", "passphrases", "passcode", "passcodes", "passkey", "passkeys", "pin", "credentials")
 	secretCompoundHeads = setOf("policy", "policies", "manager", "managers", "reset", "resets", "requirement", "requirements", "hashing", "hash", "hashes", "strength", "rule", "rules", "field", "fields", "protected", "protection", "complexity", "length", "expiry", "expiration", "rotation", "generator", "change", "changes", "recovery", "hygiene", "security", "spraying", "cracking", "checker", "meter", "prompt", "dialog", "screen", "page", "form", "storage", "vault")
+	// secretStates: what product copy says of the user's credential.
+	secretStates = setOf("must", "should", "needs", "need", "was", "were", "will", "expires", "expired", "cannot", "can't", "won't", "doesn't", "isn't", "contains", "appeared", "requires")
+	// setUpVerbs: what a user does to a credential of their own.
+	setUpVerbs = setOf("enter", "create", "creating", "choose", "choosing", "pick", "set", "setting", "change", "changing", "reset", "resetting", "update", "updating", "retype", "verify", "forgot", "lost", "remember", "save", "store", "rotate", "manage")
+	// secretModifiers may stand between a set-up verb and the credential.
+	secretModifiers = setOf("your", "the", "a", "an", "new", "admin", "administrator", "root", "master", "current", "old", "account", "strong", "same", "their", "my", "our", "his", "her", "this", "that")
+	// modelTasks: what "your instructions for ..." asks of the model itself.
+	modelTasks = setOf("answering", "responding", "replying", "handling", "dealing", "interacting", "talking", "chatting", "helping", "assisting", "behaving", "operating", "processing", "treating", "refusing", "following", "using", "keeping", "protecting", "guarding", "sharing", "revealing", "moderating", "writing", "generating", "this", "being")
 )
 
 // blankNegatedVerbs returns norm with each override verb that follows a
@@ -888,17 +938,17 @@ var (
 // into x's of the same length, and whether there was one. An override
 // found only there is advice to keep the instructions, not to drop them.
 func blankNegatedVerbs(norm string) (string, bool) {
-	return blankWords(norm, func(prev, w, _ string) bool { return negationWords[prev] && overrideVerbWords[w] })
+	return blankWords(norm, func(c wordContext) bool { return negationWords[c.prev[0]] && overrideVerbWords[c.w] })
 }
 
 // blankWords returns norm (its first maxFeatureBytes) with each word for
-// which blank(previous word, word, next word) holds turned into x's of the
-// same length, and whether there was one. The next word is the one after a
-// single space, without a trailing "'s".
-func blankWords(norm string, blank func(prev, w, next string) bool) (string, bool) {
+// which blank holds turned into x's of the same length, and whether there
+// was one. The next words are those after a single space, without a
+// trailing "'s".
+func blankWords(norm string, blank func(wordContext) bool) (string, bool) {
 	norm = norm[:min(len(norm), maxFeatureBytes)]
 	var b []byte
-	prev := ""
+	var c wordContext
 	for i := 0; i < len(norm); {
 		if !asciiWord[norm[i]] {
 			i++
@@ -908,8 +958,11 @@ func blankWords(norm string, blank func(prev, w, next string) bool) (string, boo
 		for j < len(norm) && asciiWord[norm[j]] {
 			j++
 		}
-		w := norm[i:j]
-		if blank(prev, w, strings.TrimSuffix(nextWord(norm, j), "'s")) {
+		c.w = norm[i:j]
+		next, k := nextWord(norm, j)
+		next2, _ := nextWord(norm, k)
+		c.next, c.next2 = strings.TrimSuffix(next, "'s"), strings.TrimSuffix(next2, "'s")
+		if blank(c) {
 			if b == nil {
 				b = []byte(norm)
 			}
@@ -917,7 +970,8 @@ func blankWords(norm string, blank func(prev, w, next string) bool) (string, boo
 				b[k] = 'x'
 			}
 		}
-		prev, i = w, j
+		c.prev = [3]string{c.w, c.prev[0], c.prev[1]}
+		i = j
 	}
 	if b == nil {
 		return norm, false
