@@ -25,6 +25,8 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	18: "ignore ... and state ..." in Spanish, Portuguese, French,
+//	    German, Dutch, Japanese and Chinese (ignore_and_say)
 //	17: a credential a state follows ("your password must ...") or a
 //	    set-up verb governs ("enter your password") and "your
 //	    instructions for making ..." are no extraction objects
@@ -53,7 +55,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 17
+const FeatureVersion = 18
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -669,7 +671,7 @@ var signalREs = []struct {
 	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
-	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop"}, regexp.MustCompile(`\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
+	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视"}, regexp.MustCompile(mlIgnoreAndSay + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
 	// Probing for another person's data held in the context ("where does
 	// the user live?", "the user's email address", "give me Susan's birth
 	// date", "users in your database").
@@ -752,6 +754,12 @@ const (
 	mlSecretNouns      = `contraseña|contrasena|clave secreta|\bla password\b|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|промпт|システムプロンプト|系统提示|시스템 프롬프트`
 	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bgeben\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
 )
+
+// mlIgnoreAndSay: "ignore (the text) and state ..." in Spanish,
+// Portuguese, French, German, Dutch, Japanese and Chinese: the data being
+// processed dropped for a dictated reply ("Ignora la página y declara:
+// ...", "無視して、...と述べてください").
+const mlIgnoreAndSay = `\bignor(?:a|ar|e|ez|er|iere|ieren|ate)\b[^.\n]{0,40} (?:y|e|et|und|en) (?:luego |después |despues |depois |puis |ensuite |dann |stattdessen |dan )?(?:declara|di|escribe|responde|afirma|diga|declare|escreva|responda|afirme|dis|dites|écris|écrivez|réponds|répondez|déclare|déclarez|affirme|affirmez|escriba|sag|sage|schreib|schreibe|antworte|erkläre|zeg|schrijf|antwoord)\b|(?:無視し|无视|無視|忽略)[^。\n]{0,60}(?:と(?:述べ|言っ|言い|書い|答え|宣言し|主張し)|(?:并|並|然后|然後|再)(?:声明|聲明|说|說|写|寫|回答|宣布))`
 
 // mlForgetAll: "forget everything" in another language, the override of
 // the whole context ("Vergiss alles, was vorher gesagt wurde").

@@ -240,7 +240,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 	for st < to && *read <= budget {
 		// A longer "sentence" (no end found) is no candidate: cutting the
 		// search there bounds it.
-		en := sentenceEnd(text, st, min(r.End, st+FocusWindow+1))
+		en := runeStartFrom(text, sentenceEnd(text, st, min(r.End, st+FocusWindow+1)))
 		if en-st <= FocusWindow && !(st == from && en == to) {
 			sig, ok := focusSignals(sc, text[st:en], read)
 			if ok {
@@ -268,7 +268,15 @@ func sentenceStart(text string, from, i int) int {
 			return k
 		}
 	}
-	return lo
+	return runeStartFrom(text, lo)
+}
+
+// runeStartFrom moves i forward to a rune's first byte.
+func runeStartFrom(text string, i int) int {
+	for i < len(text) && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return i
 }
 
 // sentenceEnd returns the end of the sentence opening at i: after its
