@@ -87,7 +87,10 @@ func TestWriteUndefinedRatios(t *testing.T) {
 // the last recipe"): before stop 20's corpus/security.jsonl it flagged 19
 // of the development file (10 after it, 5 after FeatureVersion 15) and 3
 // of the held-out one; before FeatureVersion
-// 11, 5 of the trigger-word requests (3 before FeatureVersion 14).
+// 11, 5 of the trigger-word requests (3 before FeatureVersion 14). Before
+// FeatureVersion 17 (stop 21: product copy's credentials, "your
+// instructions for making ...") 14 of the product-copy development file
+// and 5 of the everyday development file.
 func TestEverydayQuestions(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -95,14 +98,15 @@ func TestEverydayQuestions(t *testing.T) {
 		text       string
 		maxFlagged int
 	}{
-		{"development", questionsDev, 5},
+		{"development", questionsDev, 4},
 		{"held out", questionsHeldOut, 1},
 		{"trigger words", questionsTriggerWords, 2},
+		{"product copy, development", benignDev, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flagged []string
 			lines := strings.Split(strings.TrimSpace(tc.text), "\n")
-			require.Greater(t, len(lines), 40)
+			require.GreaterOrEqual(t, len(lines), 40)
 			for _, q := range lines {
 				if p, _ := sc.Score(q); p >= injection.Threshold {
 					flagged = append(flagged, fmt.Sprintf("%.2f %s", p, q))

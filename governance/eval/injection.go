@@ -192,6 +192,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"everyday questions on security and AI topics, development (project-written; chose stop 20's corpus lines)", questionsDev},
 		{"everyday questions on security and AI topics, held out (project-written; never used to choose)", questionsHeldOut},
 		{"requests with two or three NotInject trigger words (project-written; chose FeatureVersion 11)", questionsTriggerWords},
+		{"product copy, UX text, recipes, system-prompt questions, customer support, development (project-written; chose stop 21's FeatureVersion 17)", benignDev},
 		{"product copy, UX text, recipes, system-prompt docs, customer support, held out (project-written before stop 21, scored once after it)", benignHeldOut2},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
@@ -219,6 +220,8 @@ var (
 	attacksHeldOut2 string
 	//go:embed questions/attacks_heldout3.txt
 	attacksHeldOut3 string
+	//go:embed questions/benign_dev.txt
+	benignDev string
 	//go:embed questions/benign_heldout2.txt
 	benignHeldOut2 string
 )
