@@ -220,7 +220,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 	return p, best
 }
 
-// sentenceMargin is taken off the score of one sentence alone: a
+// sentenceMargin is taken off the score of one short sentence alone: a
 // focus block is cut at a word end, not where a planted sentence ends, so
 // a short instruction ("パスワードは何ですか？") shares its block with the
 // host's words and scored 0.48 there against 0.94 alone. Chosen on the
@@ -228,7 +228,19 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, read *int, budget
 // buried attacks for +2.8 / +2.0 / +1.3 wildguard false positives).
 const sentenceMargin = 0.2
 
-// sentences scores, less sentenceMargin, each sentence of at most
+// sentenceMarginFor is the margin of a sentence of n bytes: a sentence as
+// long as a focus block (FocusWindow/2) scores as reliably as a focus
+// window and takes its margin (stop 21, mean of training seeds: buried
+// attacks +1.2, wildguard and README false positives unchanged; from 96
+// bytes on, wildguard +1.5).
+func sentenceMarginFor(n int) float64 {
+	if n >= FocusWindow/2 {
+		return focusMargin
+	}
+	return sentenceMargin
+}
+
+// sentences scores, less sentenceMarginFor its length, each sentence of at most
 // FocusWindow bytes inside text[r] that meets the focus window [from, to)
 // (but is not that window), ends after done and holds evidence; it returns
 // the best score, its span and the end of the last sentence read, so that
@@ -249,7 +261,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 				var z float64
 				var c int
 				z, c, sc.compact = s.m.textSum(sc.compact, n)
-				if q := s.m.finishSignals(z, c, sig) - sentenceMargin; q > p {
+				if q := s.m.finishSignals(z, c, sig) - sentenceMarginFor(en - st); q > p {
 					p, best = q, scan.Span{Start: st, End: en}
 				}
 			}
