@@ -261,7 +261,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 				var z float64
 				var c int
 				z, c, sc.compact = s.m.textSum(sc.compact, n)
-				if q := s.m.finishSignals(z, c, sig) - sentenceMarginFor(en - st); q > p {
+				if q := s.m.finishSignals(z, c, sig) - sentenceMarginFor(en-st); q > p {
 					p, best = q, scan.Span{Start: st, End: en}
 				}
 			}
