@@ -302,6 +302,10 @@ func sentenceEnd(text string, i, to int) int {
 	return to
 }
 
+// sentenceGapBytes bounds the spaces, and the closing quotes and
+// brackets, between a sentence's final punctuation and the next sentence.
+const sentenceGapBytes = 8
+
 // sentenceEndsAt reports whether a sentence opens at text[k]: after '.',
 // '?' or '!' (and any closing quotes or brackets) and a space or newline,
 // after a newline, or after a CJK full stop, question or exclamation mark
@@ -313,12 +317,14 @@ func sentenceEndsAt(text string, k int) bool {
 	if text[k-1] == '\n' {
 		return true
 	}
+	// At most sentenceGapBytes spaces and as many closers are read back:
+	// unbounded, a run of closers cost a walk back over it per byte.
 	j := k
-	for j > 0 && text[j-1] == ' ' {
+	for j > max(0, k-sentenceGapBytes) && text[j-1] == ' ' {
 		j--
 	}
-	spaced := j < k
-	for j > 0 && (text[j-1] == '"' || text[j-1] == '\'' || text[j-1] == ')') {
+	spaced, c := j < k, j
+	for j > max(0, c-sentenceGapBytes) && (text[j-1] == '"' || text[j-1] == '\'' || text[j-1] == ')') {
 		j--
 	}
 	if j == 0 {
