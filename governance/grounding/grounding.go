@@ -353,25 +353,33 @@ func (c *Checker) Check(answer, source string) Result {
 }
 
 // dialogue: source is a conversation transcript, at least three turns
-// "Name: ..." by at least two speakers at the start of a line or after a
-// sentence end.
+// "Name: ..." at the start of a line or after a sentence end, one of them
+// by a speaker who comes back after another has spoken ("Ann: ... Ben:
+// ... Ann: ..."). Documents have "Label: text" lines too ("Subject: ...",
+// "Phone: ...", "Section 2: ...", "Attendees: ..."), but each label
+// heads its own part once, or several in a row ("Feature: ... Feature:
+// ..."); voices that return are what makes an exchange.
 func dialogue(source string) bool {
-	turns := 0
-	var first string
-	two := false
+	var seen [maxSpeakers]string
+	n, turns := 0, 0
+	prev := ""
 	for i := 0; turns < 64; turns++ {
 		st, k := nextTurn(source, i)
 		if st < 0 {
 			break
 		}
 		i = k + 2
-		if first == "" {
-			first = source[st:k]
-		} else if source[st:k] != first {
-			two = true
+		name := source[st:k]
+		if name != prev && slices.Contains(seen[:n], name) {
+			return true
 		}
+		if name != prev && n < len(seen) && !slices.Contains(seen[:n], name) {
+			seen[n] = name
+			n++
+		}
+		prev = name
 	}
-	return turns >= 3 && two
+	return false
 }
 
 // containsWord: w occurs in s as a whole word.

@@ -395,7 +395,7 @@ func TestInflectedAntonyms(t *testing.T) {
 // verbs ("refuse", "fail") by which a summary reports a "no".
 func TestChatClauseNegation(t *testing.T) {
 	chat := "Ovi: I just got back from Israel, the trip was great\nTom: Lucky you! How was the weather?\nOvi: Sunny every day\nTom: See you at school tomorrow?\nOvi: Sure"
-	refusal := "Peggy: Who can help with the workshops for parents?\nAnn: Sorry, no time\nBob: Not me either\nCarl: OK, I'll help with the workshops"
+	refusal := "Peggy: Who can help with the workshops for parents?\nAnn: Sorry, no time\nBob: Not me either\nCarl: OK, I'll help with the workshops\nPeggy: Thanks, Carl!"
 	tests := []struct {
 		name, answer, source, mismatch string
 	}{

@@ -28,9 +28,10 @@ type reply struct {
 
 // nextTurn finds the next chat turn of source at or after i: a speaker of
 // one or two capitalised words (at most 24 bytes) before ": ", at the
-// source's start, a line start or after a sentence end. It returns the
-// speaker's span [st, k), the turn's text starting at k+2; st < 0 when
-// there is none.
+// source's start, a line start or after a sentence end; the speaker may be
+// wrapped in '#' as anonymised transcripts write it ("#Person1#: Hi").
+// It returns the speaker's span [st, k), the turn's text starting at k+2;
+// st < 0 when there is none.
 func nextTurn(source string, i int) (st, k int) {
 	for i < len(source) {
 		k = strings.Index(source[i:], ": ")
@@ -39,15 +40,22 @@ func nextTurn(source string, i int) (st, k int) {
 		}
 		k += i
 		i = k + 2
-		st = k
-		for st > 0 && (isWordByte(source[st-1]) || source[st-1] == ' ' && st > 1 && isWordByte(source[st-2]) && k-st < 24) {
+		e := k
+		if e > 0 && source[e-1] == '#' {
+			e--
+		}
+		st = e
+		for st > 0 && (isWordByte(source[st-1]) || source[st-1] == ' ' && st > 1 && isWordByte(source[st-2]) && e-st < 24) {
 			st--
 		}
-		for st < k && source[st] == ' ' {
+		for st < e && source[st] == ' ' {
 			st++
 		}
-		if st == k || source[st] < 'A' || source[st] > 'Z' || k-st > 24 {
+		if st == e || source[st] < 'A' || source[st] > 'Z' || e-st > 24 || (e < k) != (st > 0 && source[st-1] == '#') {
 			continue
+		}
+		if e < k {
+			st--
 		}
 		if turnStart(source, st) {
 			return st, k

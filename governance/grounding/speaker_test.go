@@ -72,7 +72,20 @@ func TestDialogue(t *testing.T) {
 		{"Ann Lee: Hi.\r\nBen: Hello.\r\nAnn Lee: Bye.", true},
 		{"Ann: Hi. . Ann: Hello. . Ann: Bye.", false}, // one speaker
 		{"Ann: Hi. . Ben: Hello.", false},             // two turns
-		{"Note: the fee is due. Status: open. Owner: Ben.", true},
+		{"#Person1#: Hi.\n#Person2#: Hello.\n#Person1#: Bye.", true},
+		{"#Person1#: Hi.\nPerson2#: Hello.\n#Person1#: Bye.", false}, // one '#'
+		// No one comes back: read as prose (a round of single replies is
+		// missed, a price of telling documents apart).
+		{"Ann: Hi. . Ben: Hello. . Ben: Still there?", false},
+		{"Peggy: Who can help?\nAnn: Sorry, no time\nCarl: OK, I can", false},
+		{"Ann: Hi.\nBen: Hello.\nBen: Still there?\nAnn: Yes.", true},
+		{"Marketing: We tested it.\nProject Manager: Good.\nMarketing: Users liked it.", true},
+		// Documents with "Label: text" lines: each label heads its part once.
+		{"Note: the fee is due. Status: open. Owner: Ben.", false},
+		{"Subject: A faster way to plan\n\nDear Ms Lee,\nSmart Scheduling: books rooms.\nShared Notes: one place for all.\nPhone: 555 0100\nEmail: sales@example.com", false},
+		{"Section 1: Short title. This act may be cited as the Clean Water Act.\nSection 2: Definitions. In this act the term agency means ...\nSection 3: Grants.", false},
+		{"Date: 3 May\nAttendees: Ann, Ben, Carla\nAgenda: budget\nDecision: the budget is approved.\nAction: Ben sends the report.\nAction: Carla books the room.", false},
+		{"Feature: fast sync.\nFeature: offline mode.\nPrice: $10.", false},
 		{"The fee is due on Monday: pay it. Ben said: fine, and Ann: no.", false},
 	}
 	for _, tt := range tests {
