@@ -2200,6 +2200,25 @@ func helpBut(s string, i int) bool {
 	return len(s)-i >= 9 && strings.EqualFold(s[i:i+9], " help but")
 }
 
+// directOpposite returns the source's word (not its stem: "improves",
+// not "improv") for a hand-written opposite of answer word w (token i)
+// near a word both share (sharedNeighbour), at a source occurrence of the
+// same polarity as the answer's (samePolarity); "" when there is none.
+func (s *state) directOpposite(answer string, w []byte, i int) string {
+	sw := stemBytes(w)
+	for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
+		if !s.sharedNeighbour(i, []byte(ant)) {
+			continue
+		}
+		for _, k := range s.sourceToks(find(&s.words, ant, fnvAdd(fnvOffset, ant))) {
+			if st := &s.stoks[k]; s.samePolarity(answer, i, st.start) {
+				return s.source[st.start:st.end]
+			}
+		}
+	}
+	return ""
+}
+
 // negFirst marks the first letters of negWord's words.
 var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true, 'i': true, 'l': true, 'h': true, 'p': true, 'd': true}
 
@@ -2227,7 +2246,7 @@ var antonymWords, antonymLists = func() (*words, [][]string) {
 		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
-		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}}
+		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}}
 	d := &words{}
 	var lists [][]string
 	id := func(w string) int32 {
@@ -2572,16 +2591,7 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			}
 		}
 		if other == "" {
-			sw := stemBytes(w)
-			for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
-				if s.sharedNeighbour(i, []byte(ant)) {
-					// The source's word, not its stem ("improves", not
-					// "improv").
-					st := &s.stoks[s.sourceToks(find(&s.words, ant, fnvAdd(fnvOffset, ant)))[0]]
-					other = s.source[st.start:st.end]
-					break
-				}
-			}
+			other = s.directOpposite(answer, w, i)
 		}
 		if other == "" {
 			other = s.kindSwap(w, i)

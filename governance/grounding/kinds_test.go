@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,6 +51,11 @@ func TestDirectionPairs(t *testing.T) {
 			"The company expanded its network of stores in Europe.", `"expand"`},
 		{"worsen / boost", "The new cache worsens load times of the checkout page.",
 			"The new cache gives a boost to load times of the checkout page.", `"boost"`},
+		// Stop 21, second round: "reduce" against "increase".
+		{"reduce / increase", "The new rota reduced overtime costs at both warehouses.",
+			"Since March the new rota has increased overtime costs at both warehouses.", `"increas`},
+		{"increase / reduce", "Our scheduler aims to increase idle time on every line and cut waste.",
+			"Our scheduler is built for reducing idle time on every line and cutting waste.", `"reduc`},
 	}
 	c := New()
 	for _, tt := range tests {
@@ -58,6 +64,35 @@ func TestDirectionPairs(t *testing.T) {
 			require.Equal(t, Contradiction, r.Mismatch, "%+v", r)
 			require.Len(t, r.Evidence, 1)
 			require.Contains(t, r.Evidence[0].Reason, tt.says)
+		})
+	}
+}
+
+// TestNegatedOpposite: an opposite stands against a source word only
+// under the same polarity: "without decreasing memory use" or "did not
+// decrease" states no opposite of "increases memory use" (no antonym
+// finding), while "without strengthening" contradicts "without
+// weakening".
+func TestNegatedOpposite(t *testing.T) {
+	src := "The update increases memory use on older phones. It also fixes the camera app and adds a dark mode."
+	tests := []struct {
+		name, answer, source string
+		opposite             bool
+	}{
+		{"without, against a plain word", "The update fixes the camera app and works on older phones without decreasing their memory use.", src, false},
+		{"both negated", "Our lab tests show that the new frame holds heavy riders without strengthening the steel tubes.",
+			"The new frame holds heavy riders without weakening the steel tubes, our lab tests show. Welding weakens the tubes.", true},
+		{"both plain", "The update fixes the camera app and works on older phones by decreasing their memory use.", src, true},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			found := false
+			for _, e := range r.Evidence {
+				found = found || strings.Contains(e.Reason, "opposite") || strings.Contains(e.Reason, "where the source says")
+			}
+			require.Equal(t, tt.opposite, found, "%+v", r)
 		})
 	}
 }

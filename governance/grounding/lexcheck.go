@@ -494,7 +494,7 @@ func (s *state) lexAntonym(answer, source string) (Evidence, bool) {
 				continue
 			}
 			for j := s.firstSourceTok(best.span.Start); j < len(s.stoks) && s.stoks[j].start < best.span.End; j++ {
-				if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[j]); ok {
+				if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[j]); ok && s.samePolarity(answer, i, e.SourceSpan.Start) {
 					return e, true
 				}
 			}
@@ -564,7 +564,7 @@ func (s *state) antonymNeighbour(l *lexicon, answer, source string, i int, w []b
 					continue
 				}
 				for _, k := range s.sourceToks(aid) {
-					if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok {
+					if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[k]); ok && s.samePolarity(answer, i, s.stoks[k].start) {
 						return e, true
 					}
 				}

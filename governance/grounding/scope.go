@@ -227,6 +227,27 @@ func negatedAt(toks []tok, text string, j int) bool {
 	return grammaticalNegation(text[from:end])
 }
 
+// negatedBy: a grammatical negation (negatedAt) or "without" stands
+// before token j of text.
+func negatedBy(toks []tok, text string, j int) bool {
+	if negatedAt(toks, text, j) {
+		return true
+	}
+	from, end := negScope(toks, text, j)
+	b := strings.TrimRight(text[from:end], " ")
+	return len(b) >= 7 && strings.EqualFold(b[len(b)-7:], "without") && (len(b) == 7 || !isWordByte(b[len(b)-8]))
+}
+
+// samePolarity: answer token i and the source token at offset off are
+// both negated or both not. An opposite states the opposite only so:
+// "did not fall" agrees with "rose", "without reducing the cost" with
+// "increases the time", while "without strengthening" contradicts
+// "without weakening".
+func (s *state) samePolarity(answer string, i, off int) bool {
+	j := s.firstSourceTok(off)
+	return j < len(s.stoks) && negatedBy(s.atoks, answer, i) == negatedBy(s.stoks, s.source, j)
+}
+
 // negScope returns the bytes before token j searched for its negation:
 // from the end of the token two before it (negWindow bytes at most), and
 // from the last clause break, to the token.
