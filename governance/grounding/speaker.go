@@ -205,8 +205,8 @@ var (
 		"deny": true, "denies": true, "denied": true, "denying": true,
 		"disagree": true, "disagrees": true, "disagreed": true, "disagreeing": true}
 	// clauseOpeners may stand before a clause's subject ("and Luke
-	// declines", "Eventually, Joyce declines").
-	clauseOpeners = map[string]bool{"and": true, "but": true, "so": true, "then": true, "eventually": true, "finally": true, "later": true}
+	// declines", "Eventually, Joyce declines", "with Luke declining").
+	clauseOpeners = map[string]bool{"and": true, "but": true, "so": true, "then": true, "eventually": true, "finally": true, "later": true, "with": true}
 )
 
 // declinedAssent looks, in a summary of a chat, for a clause whose
@@ -243,10 +243,13 @@ func (s *state) declinedAssent(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// refusingClause: the clause text[c0:c1] opens (after a conjunction or an
-// adverb of time) with a run of capitalised names joined by "and",
-// perhaps then "both", right before a refusal verb. subj is the run's
-// span, verb the verb's, both in text.
+// refusingClause: the clause text[c0:c1] opens (after a conjunction, an
+// adverb of time or "with") with a run of capitalised names joined by
+// "and", perhaps then "both", right before a refusal verb. A clause whose
+// subject is "both" or "they" ("..., with both disagreeing") stands for
+// the names, two or more, that open the sentence ("Bridget and Clare
+// discuss ..."). subj
+// is the names' span, verb the verb's, both in text.
 func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok bool) {
 	var buf [16]byte
 	clause := text[:c1]
@@ -254,20 +257,27 @@ func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok bool) {
 	if clauseOpeners[string(w)] {
 		w, at, j = turnWord(clause, j, buf[:])
 	}
-	subj.Start = at
-	for {
-		// A name: one or more capitalised words ("Chris Smith").
-		if w == nil || clause[at] < 'A' || clause[at] > 'Z' {
-			return subj, verb, false
-		}
-		for w != nil && clause[at] >= 'A' && clause[at] <= 'Z' {
-			subj.End = j
+	if string(w) == "they" || string(w) == "both" {
+		if string(w) == "they" {
 			w, at, j = turnWord(clause, j, buf[:])
 		}
-		if string(w) != "and" {
-			break
+		if string(w) == "both" {
+			w, at, j = turnWord(clause, j, buf[:])
 		}
-		w, at, j = turnWord(clause, j, buf[:])
+		if !refuseVerbs[string(w)] || c0 == 0 {
+			return subj, verb, false
+		}
+		var b2 [16]byte
+		w0, at0, j0 := turnWord(text, 0, b2[:])
+		// Two names at least: "both" and "they" are plural.
+		if subj, _, _, _ = nameRun(text, w0, at0, j0, b2[:]); !strings.Contains(text[subj.Start:subj.End], " and ") {
+			return subj, verb, false
+		}
+		return subj, scan.Span{Start: at, End: j}, true
+	}
+	subj, w, at, j = nameRun(clause, w, at, j, buf[:])
+	if subj.End == 0 {
+		return subj, verb, false
 	}
 	if string(w) == "both" {
 		w, at, j = turnWord(clause, j, buf[:])
@@ -276,6 +286,26 @@ func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok bool) {
 		return subj, verb, false
 	}
 	return subj, scan.Span{Start: at, End: j}, true
+}
+
+// nameRun reads, from the word w at [at, j) of text, a run of names (one
+// or more capitalised words each, "Chris Smith") joined by "and"; it
+// returns the run's span (End 0: none) and the word after it.
+func nameRun(text string, w []byte, at, j int, buf []byte) (run scan.Span, _ []byte, _, _ int) {
+	run.Start = at
+	for {
+		if w == nil || text[at] < 'A' || text[at] > 'Z' {
+			return run, w, at, j
+		}
+		for w != nil && text[at] >= 'A' && text[at] <= 'Z' {
+			run.End = j
+			w, at, j = turnWord(text, j, buf)
+		}
+		if string(w) != "and" {
+			return run, w, at, j
+		}
+		w, at, j = turnWord(text, j, buf)
+	}
 }
 
 // assentOf returns the evidence when a name of the subject run

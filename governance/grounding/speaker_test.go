@@ -22,6 +22,16 @@ func TestDeclinedAssent(t *testing.T) {
 			Contradiction, "decline", "Joyce: But yeah, sure."},
 		{"after a conjunction", "Maya: Can you take the dog out tomorrow? . Tom: Okay, after lunch. . Maya: Thanks!",
 			"Maya asks Tom to take the dog out, but Tom refuses.", Contradiction, "refuses", "Tom: Okay, after lunch."},
+		// "with" opens a clause; "both" and "they" stand for the names
+		// that open the sentence (stop 21, second round).
+		{"with a name", chat, "Fred invites his friends to watch a film, with Joyce declining.",
+			Contradiction, "declining", "Joyce: But yeah, sure."},
+		{"with both", chat, "Harry and Joyce talk about the film, with both declining to watch it.",
+			Contradiction, "declining", "Joyce: But yeah, sure."},
+		{"they", chat, "Harry and Joyce hear about the film, but they decline.",
+			Contradiction, "decline", "Joyce: But yeah, sure."},
+		{"they, no names", chat, "The friends hear about the film, but they decline.", "", "", ""},
+		{"both, one name", chat, "Joyce hears about the film and Fred's TV, with both declining.", "", "", ""},
 		// The speaker's own turns decide: Harry never assented.
 		{"the speaker never assented", chat, "Fred invites his friends to watch a film. Harry declines the invitation.", None, "", ""},
 		// A speaker who assents once and refuses once may decline either.
