@@ -108,6 +108,7 @@ func (c *Checker) Check(answer, source string) Result {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
 	}
+	clear(st.polar)
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
@@ -488,6 +489,7 @@ type state struct {
 	// memo: word id -> its range of nbrIDs.
 	srcByWord tokenIndex
 	nbr       map[int32][2]int32
+	polar     map[int32][2]int32 // polarTok's first plain and negated source tokens of a word, +1
 	nbrIDs    []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
@@ -2210,10 +2212,9 @@ func (s *state) directOpposite(answer string, w []byte, i int) string {
 		if !s.sharedNeighbour(i, []byte(ant)) {
 			continue
 		}
-		for _, k := range s.sourceToks(find(&s.words, ant, fnvAdd(fnvOffset, ant))) {
-			if st := &s.stoks[k]; s.samePolarity(answer, i, st.start) {
-				return s.source[st.start:st.end]
-			}
+		if k := s.polarTok(find(&s.words, ant, fnvAdd(fnvOffset, ant)), negatedBy(s.atoks, answer, i)); k >= 0 {
+			st := &s.stoks[k]
+			return s.source[st.start:st.end]
 		}
 	}
 	return ""

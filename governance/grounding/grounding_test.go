@@ -923,6 +923,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// clauses in which they decline (declinedAssent: the turns read
 		// once per Check, each subject looked up among a few speakers).
 		{"declined-assent", "Tom and Ann both decline, ", "Ann: yes . Ann: no . Tom: ok . Tom: nope . "},
+		// The same with clauses whose subject is "both" or "they": the
+		// names opening the sentence are read and tried once per sentence.
+		{"declined-assent-plural", "Tom and Ann talk, with both declining, and they decline, ", "Ann: yes . Ann: no . Tom: ok . Tom: nope . "},
 		// An answer word whose affix opposite the source has, in contexts
 		// sharing as many words (misplacedOpposite: maxMisplaced distinct
 		// words, each neighbourhood made once); a quantifier the source has
@@ -931,6 +934,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		{"misplaced-affix", "encoder bar. ", "encoder bar. decoder qqq. "},
 		{"quantifier", "all cats sleep. ", "many dogs run. all cats sleep. "},
 		{"kind", "image bar. ", "text zzz. "},
+		// A negated opposite against a source word never negated (stop
+		// 21, second round: directOpposite and antonymNeighbour read the
+		// polarity of each source occurrence).
+		{"antonym-negated", "qa not decreasing memory qb qc qd. ", "increases memory qz. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))

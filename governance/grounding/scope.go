@@ -248,6 +248,35 @@ func (s *state) samePolarity(answer string, i, off int) bool {
 	return j < len(s.stoks) && negatedBy(s.atoks, answer, i) == negatedBy(s.stoks, s.source, j)
 }
 
+// polarTok returns the index of the first source token of word id that
+// stands under a negation (negatedBy) when neg, or under none when not; -1
+// when there is none. Each word's occurrences are read once per Check.
+func (s *state) polarTok(id int32, neg bool) int {
+	if s.polar == nil {
+		s.polar = map[int32][2]int32{}
+	}
+	r, ok := s.polar[id]
+	if !ok {
+		for _, k := range s.sourceToks(id) {
+			p := 0
+			if negatedBy(s.stoks, s.source, int(k)) {
+				p = 1
+			}
+			if r[p] == 0 {
+				r[p] = k + 1
+			}
+			if r[0] > 0 && r[1] > 0 {
+				break
+			}
+		}
+		s.polar[id] = r
+	}
+	if neg {
+		return int(r[1]) - 1
+	}
+	return int(r[0]) - 1
+}
+
 // negScope returns the bytes before token j searched for its negation:
 // from the end of the token two before it (negWindow bytes at most), and
 // from the last clause break, to the token.

@@ -224,12 +224,20 @@ func (s *state) declinedAssent(answer, source string) (Evidence, bool) {
 	read := false
 	for _, sp := range s.aspans {
 		text := answer[sp.Start:sp.End]
+		leadTried := false
 		for c0 := 0; c0 < len(text); {
 			c1 := clauseEnd(text, c0)
-			subj, verb, ok := refusingClause(text, c0, c1)
+			subj, verb, ok, plural := refusingClause(text, c0, c1)
 			c0 = c1
-			if !ok {
+			if !ok || plural && leadTried {
 				continue
+			}
+			if plural {
+				// The sentence's opening names, read once per sentence.
+				leadTried = true
+				if subj = leadNames(text); subj.End == 0 {
+					continue
+				}
 			}
 			if !read {
 				read = true
@@ -243,14 +251,26 @@ func (s *state) declinedAssent(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
+// leadNames returns the run of two or more names joined by "and" that
+// opens the sentence text ("Bridget and Clare discuss ..."), End 0 when
+// there is none: "both" and "they" are plural.
+func leadNames(text string) scan.Span {
+	var buf [16]byte
+	w, at, j := turnWord(text, 0, buf[:])
+	run, _, _, _ := nameRun(text, w, at, j, buf[:])
+	if !strings.Contains(text[run.Start:run.End], " and ") {
+		return scan.Span{}
+	}
+	return run
+}
+
 // refusingClause: the clause text[c0:c1] opens (after a conjunction, an
 // adverb of time or "with") with a run of capitalised names joined by
-// "and", perhaps then "both", right before a refusal verb. A clause whose
-// subject is "both" or "they" ("..., with both disagreeing") stands for
-// the names, two or more, that open the sentence ("Bridget and Clare
-// discuss ..."). subj
-// is the names' span, verb the verb's, both in text.
-func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok bool) {
+// "and", perhaps then "both", right before a refusal verb. subj is the
+// names' span, verb the verb's, both in text. A clause whose subject is
+// "both" or "they" ("..., with both disagreeing") is plural: it stands for
+// the names that open the sentence (leadNames), and subj is left empty.
+func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok, plural bool) {
 	var buf [16]byte
 	clause := text[:c1]
 	w, at, j := turnWord(clause, c0, buf[:])
@@ -264,28 +284,19 @@ func refusingClause(text string, c0, c1 int) (subj, verb scan.Span, ok bool) {
 		if string(w) == "both" {
 			w, at, j = turnWord(clause, j, buf[:])
 		}
-		if !refuseVerbs[string(w)] || c0 == 0 {
-			return subj, verb, false
-		}
-		var b2 [16]byte
-		w0, at0, j0 := turnWord(text, 0, b2[:])
-		// Two names at least: "both" and "they" are plural.
-		if subj, _, _, _ = nameRun(text, w0, at0, j0, b2[:]); !strings.Contains(text[subj.Start:subj.End], " and ") {
-			return subj, verb, false
-		}
-		return subj, scan.Span{Start: at, End: j}, true
+		return subj, scan.Span{Start: at, End: j}, refuseVerbs[string(w)] && c0 > 0, true
 	}
 	subj, w, at, j = nameRun(clause, w, at, j, buf[:])
 	if subj.End == 0 {
-		return subj, verb, false
+		return subj, verb, false, false
 	}
 	if string(w) == "both" {
 		w, at, j = turnWord(clause, j, buf[:])
 	}
 	if !refuseVerbs[string(w)] {
-		return subj, verb, false
+		return subj, verb, false, false
 	}
-	return subj, scan.Span{Start: at, End: j}, true
+	return subj, scan.Span{Start: at, End: j}, true, false
 }
 
 // nameRun reads, from the word w at [at, j) of text, a run of names (one
