@@ -54,6 +54,10 @@ func TestDirectionPairs(t *testing.T) {
 		// Stop 21, second round: "reduce" against "increase".
 		{"reduce / increase", "The new rota reduced overtime costs at both warehouses.",
 			"Since March the new rota has increased overtime costs at both warehouses.", `"increas`},
+		{"love / dislike", "In the survey most parents say they love early school starts for young pupils.",
+			"In the survey most parents say they dislike early school starts for young pupils.", `"dislike"`},
+		{"hate / like", "Our tenants hate the new parking rules near the main gate, the letter says.",
+			"Our tenants like the new parking rules near the main gate, the letter says.", `"like"`},
 		{"increase / reduce", "Our scheduler aims to increase idle time on every line and cut waste.",
 			"Our scheduler is built for reducing idle time on every line and cutting waste.", `"reduc`},
 	}
