@@ -83,6 +83,7 @@ func TestDialogue(t *testing.T) {
 		{"Ann: Hi. . Ann: Hello. . Ann: Bye.", false}, // one speaker
 		{"Ann: Hi. . Ben: Hello.", false},             // two turns
 		{"#Person1#: Hi.\n#Person2#: Hello.\n#Person1#: Bye.", true},
+		{"Speaker 1: Welcome back.\nSpeaker 2: Thanks.\nSpeaker 1: So, the results?", true},
 		{"#Person1#: Hi.\nPerson2#: Hello.\n#Person1#: Bye.", false}, // one '#'
 		// No one comes back: read as prose (a round of single replies is
 		// missed, a price of telling documents apart).
