@@ -109,6 +109,7 @@ func (c *Checker) Check(answer, source string) Result {
 		st.nbrIDs = st.nbrIDs[:0]
 	}
 	clear(st.polar)
+	clear(st.restrNear)
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
@@ -490,6 +491,7 @@ type state struct {
 	srcByWord tokenIndex
 	nbr       map[int32][2]int32
 	polar     map[int32][2]int32 // polarTok's first plain and negated source tokens of a word, +1
+	restrNear map[string][]int32 // nearRestriction's words by restriction kind
 	nbrIDs    []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source

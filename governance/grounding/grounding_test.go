@@ -937,6 +937,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// A negated opposite against a source word never negated (stop
 		// 21, second round: directOpposite and antonymNeighbour read the
 		// polarity of each source occurrence).
+		// A restriction in each answer sentence, the source restricting
+		// the same words throughout (nearRestriction: the source's words
+		// near a restriction gathered once, each answer's looked up).
+		{"restriction-near", "only cats sleep. ", "just cats sleep. dogs run. "},
 		{"antonym-negated", "qa not decreasing memory qb qc qd. ", "increases memory qz. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

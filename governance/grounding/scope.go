@@ -384,8 +384,9 @@ var restrictionKinds = map[string][]string{
 }
 
 // newRestriction reports the first restriction word of the answer whose
-// kind the source never states. "not only" ("not only A but also B") and
-// "if only" restrict nothing.
+// kind the source does not state near the words it restricts
+// (restrictsNear; until stop 21, second round, anywhere). "not only" ("not
+// only A but also B") and "if only" restrict nothing.
 func (s *state) newRestriction(answer string) (Evidence, bool) {
 	la := s.lowerAnswer(answer)
 	for _, r := range restrictions {
@@ -402,8 +403,8 @@ func (s *state) newRestriction(answer string) (Evidence, bool) {
 			if p := prevWord(la, k); p == "not" || p == "if" {
 				continue
 			}
-			if s.statesKind(r.kind) {
-				break // the source restricts too: no later use of the word is new
+			if s.restrictsNear(answer, r.kind, i) {
+				continue
 			}
 			return Evidence{AnswerSpan: scan.Span{Start: k, End: i}, AnswerText: answer[k:i],
 				Reason: fmt.Sprintf("the answer restricts the claim with %q; the source states no such restriction", answer[k:i])}, true
@@ -412,11 +413,62 @@ func (s *state) newRestriction(answer string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// statesKind: the source has a word of the restriction kind.
-func (s *state) statesKind(kind string) bool {
+// restrictsNear: the source has a word of the restriction kind within
+// nbrWindow content words of one of the (at most two) content words after
+// answer offset at, in its clause: the source restricts the same thing.
+// "I just have my computer" restricts what Fred has, not who agrees, so it
+// does not support "only Harry agrees". The words near each kind are
+// gathered once per Check (nearRestriction).
+func (s *state) restrictsNear(answer, kind string, at int) bool {
+	near := s.nearRestriction(kind)
+	k := sort.Search(len(s.atoks), func(k int) bool { return s.atoks[k].start >= at })
+	for n := 0; n < 2 && k < len(s.atoks) && !clauseGapAt(answer, at, s.atoks[k].start); n, k = n+1, k+1 {
+		if _, ok := slices.BinarySearch(near, s.atoks[k].id); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// nearRestriction returns the sorted ids of the source's content words
+// within nbrWindow of a word of the restriction kind, made on first use in
+// a Check.
+func (s *state) nearRestriction(kind string) []int32 {
+	if s.restrNear == nil {
+		s.restrNear = map[string][]int32{}
+	}
+	if ids, ok := s.restrNear[kind]; ok {
+		return ids
+	}
+	var ids []int32
 	ls := s.lowerSource()
 	for _, w := range restrictionKinds[kind] {
-		if containsWord(ls, w) {
+		for i := 0; ; {
+			k := strings.Index(ls[i:], w)
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len(w)
+			if k > 0 && isWordByte(ls[k-1]) || i < len(ls) && isWordByte(ls[i]) {
+				continue
+			}
+			j := s.firstSourceTok(k)
+			for _, st := range s.stoks[max(0, j-nbrWindow):min(len(s.stoks), j+nbrWindow)] {
+				ids = append(ids, st.id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	s.restrNear[kind] = ids
+	return ids
+}
+
+// clauseGapAt: text[a:b] holds a clause break.
+func clauseGapAt(text string, a, b int) bool {
+	for i := a; i < b; i++ {
+		if clausePunct[text[i]] {
 			return true
 		}
 	}

@@ -40,8 +40,8 @@ func TestDroppedNegation(t *testing.T) {
 }
 
 // TestNewRestriction: "only", "solely", "exclusively", "merely" or "always"
-// where the source states no restriction of that kind is unsupported (a
-// weak finding); the near misses are not.
+// where the source states no restriction of that kind near the words it
+// restricts is unsupported (a weak finding); the near misses are not.
 func TestNewRestriction(t *testing.T) {
 	chat := "Fred: Would you like to watch Metropolis with me tonight?\nHarry: Sure.\nJoyce: Count me in.\nFred: Great."
 	tests := []struct {
@@ -53,6 +53,12 @@ func TestNewRestriction(t *testing.T) {
 		{"not only restricts nothing", "Fred invites not only Harry but also Joyce to watch Metropolis tonight.", chat, ""},
 		{"the source restricts with just", "Only Joyce agrees to watch Metropolis.",
 			"Fred: Would you like to watch Metropolis with me?\nHarry: Not tonight.\nJoyce: Just me then.\nFred: Great.", ""},
+		// Stop 21, second round: a restriction elsewhere in the source
+		// restricts something else.
+		{"just, about something else", "Fred invites Harry and Joyce to watch Metropolis, and only Joyce agrees.",
+			"Fred: I just got the film. Would you like to watch Metropolis tonight?\nHarry: Sure.\nJoyce: Count me in.\nFred: Great.", "only"},
+		{"always, about something else", "On each request the parser always runs, then the filter.",
+			"The cache is always warm after the nightly build of the index. On each request the parser runs, then the filter.", "always"},
 		{"the source says always", "The filter always runs before the parser.", "The filter always runs first. The parser comes next.", ""},
 		{"part of a word", "Fred lists the onlyfans of Metropolis.", chat, ""},
 	}
