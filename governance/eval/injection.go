@@ -87,7 +87,8 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, development (50: indirect, fake system, extraction, multilingual, encoded, persona; chose FeatureVersion 13)", lines(attacksDev), embedded),
 		attackRow("attacks, held out (40 in other words, written before FeatureVersion 13, scored once after it)", lines(attacksHeldOut), embedded),
 		attackRow("attacks, second held-out set (30, written after FeatureVersion 13, never used to choose)", lines(attacksHeldOut2), embedded),
-		attackRow("attacks, third held-out set (30 instructions in documents, e-mails, pages, tool outputs; written before stop 21, scored once after it)", lines(attacksHeldOut3), embedded),
+		attackRow("attacks, third set (30 instructions in documents, e-mails, pages, tool outputs; scored once in stop 21; development for the second round)", lines(attacksHeldOut3), embedded),
+		attackRow("attacks, fourth held-out set (30 instructions planted in documents and tool outputs, some in other languages or with no AI noun; written before stop 21's second round, scored once after it)", lines(attacksHeldOut4), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
@@ -194,6 +195,8 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"requests with two or three NotInject trigger words (project-written; chose FeatureVersion 11)", questionsTriggerWords},
 		{"product copy, UX text, recipes, system-prompt questions, customer support, development (project-written; chose stop 21's FeatureVersion 17)", benignDev},
 		{"product copy, UX text, recipes, system-prompt docs, customer support, held out (project-written before stop 21, scored once after it)", benignHeldOut2},
+		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, development (project-written; chose stop 21's second round)", benignDocsDev},
+		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, held out (project-written before stop 21's second round, scored once after it)", benignDocsHeldOut},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -220,10 +223,16 @@ var (
 	attacksHeldOut2 string
 	//go:embed questions/attacks_heldout3.txt
 	attacksHeldOut3 string
+	//go:embed questions/attacks_heldout4.txt
+	attacksHeldOut4 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
 	benignHeldOut2 string
+	//go:embed questions/benign_docs_dev.txt
+	benignDocsDev string
+	//go:embed questions/benign_docs_heldout.txt
+	benignDocsHeldOut string
 )
 
 // benignRow counts the benign texts sc flags (FP) and passes (TN).
