@@ -90,7 +90,8 @@ func TestWriteUndefinedRatios(t *testing.T) {
 // 11, 5 of the trigger-word requests (3 before FeatureVersion 14). Before
 // FeatureVersion 17 (stop 21: product copy's credentials, "your
 // instructions for making ...") 14 of the product-copy development file
-// and 5 of the everyday development file.
+// and 5 of the everyday development file. The documents development file
+// (stop 21, second round) flagged 1 before FeatureVersion 19 and after.
 func TestEverydayQuestions(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -102,6 +103,7 @@ func TestEverydayQuestions(t *testing.T) {
 		{"held out", questionsHeldOut, 1},
 		{"trigger words", questionsTriggerWords, 2},
 		{"product copy, development", benignDev, 10},
+		{"documents that mention assistants and notes, development", benignDocsDev, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flagged []string
@@ -119,7 +121,9 @@ func TestEverydayQuestions(t *testing.T) {
 
 // TestProjectAttacks pins the shipped model's recall on the project-written
 // attacks beyond the development sets: before FeatureVersion 13 it flagged
-// 35 of the 50 development attacks and 30 of the 40 held out.
+// 35 of the 50 development attacks and 30 of the 40 held out; before
+// FeatureVersion 19 (instructions addressed to the AI reader) 11 of the
+// third set's 30.
 func TestProjectAttacks(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -130,6 +134,7 @@ func TestProjectAttacks(t *testing.T) {
 		{"development", attacksDev, 46},
 		{"held out", attacksHeldOut, 31},
 		{"second held-out set", attacksHeldOut2, 20},
+		{"third set, development since stop 21's second round", attacksHeldOut3, 27},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var missed []string

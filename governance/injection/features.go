@@ -25,6 +25,8 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	19: instructions addressed to the AI reader of a document in general
+//	    forms (addressed_directive)
 //	18: "ignore ... and state ..." in Spanish, Portuguese, French,
 //	    German, Dutch, Japanese and Chinese (ignore_and_say)
 //	17: a credential a state follows ("your password must ...") or a
@@ -55,7 +57,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 18
+const FeatureVersion = 19
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -669,6 +671,9 @@ var signalREs = []struct {
 	// Instructions addressed to the model inside data it is asked to read
 	// ("AI, ignore ...", "note to the assistant: ...", "if you are an LLM, ...").
 	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
+	// Addressed to the AI reader and directing it, in general forms
+	// (aiAddressed).
+	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers"}, regexp.MustCompile(aiAddressed), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视"}, regexp.MustCompile(mlIgnoreAndSay + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
@@ -770,6 +775,41 @@ const mlForgetAll = `\bvergiss alles\b|\bvergessen sie alles\b|\bvergesst alles\
 // Turkish, Indonesian, Vietnamese, Russian, Greek, Chinese, Japanese,
 // Korean, Arabic, Hindi); the fillers "by the way" are too common there.
 const mlPivot = `[.!?\n。！？]\s*(?:hablando de|en parlant de|apropos|à propos|parlando di|falando (?:de|em|nisso)|por falar (?:em|nisso)|wo wir gerade (?:von|bei)|da wir gerade (?:von|bei)|over [^.!?\n]{1,30} gesproken|skoro mowa o|berbicara tentang|ngomong-ngomong|[^.!?\n]{1,30} demişken|nhắc đến|говоря о|кстати о|μιλώντας για|بالحديث عن)|[.!?\n。！？]\s*[^.!?\n。！？]{0,40}?(?:说到|說到|谈到|談到|说起|說起|といえば|と言えば|について話すと|の話をすると|について言えば|에 대해 말하자면|얘기가 나와서|이야기가 나와서|말이 나온 김에|की बात करें तो)`
+
+// An instruction addressed to the AI reader of a document (stop 21, second
+// round): an addressee phrase, then within 50 bytes a directive. The
+// addressee is a noun that names an AI whatever its modifiers (aiNoun), or
+// an ambiguous one (assistant, agent, model, reader) after a machine
+// modifier ("scheduling assistant", "browsing agent"): a sales assistant
+// or a travel agent is a person. ("System" and "tool" are left out: as
+// trigger words, common in tool outputs, they cost the regexp's search
+// around every occurrence.) Its forms: a vocative opening a clause
+// ("Reviewer bot, ...", "Language model: ..."), a note, message or P.S. to
+// or for one, "any ... reading this", "if a model is reading this".
+// Written as chains of literal sets and gaps, which the signal matchers
+// read without Go's regexp (chains.go).
+const (
+	aiNoun       = `(?:ai|chatbot|chatbots|bot|bots|llm|llms|gpt|copilot|summarizer|summarizers|summariser|summarisers|language model|language models)`
+	aiMachineMod = `(?:ai|automated|automatic|autonomous|virtual|digital|coding|browsing|browser|shopping|scheduling|reviewer|review|screening|translation|planning|mail|email|inbox|web|smart|vision|summarizing|summarising|note-taking|triage|chat|machine|generative|search)`
+	aiWeakNoun   = `(?:assistant|assistants|agent|agents|model|models|reader|readers)`
+	// aiBareNoun: ambiguous nouns that a note "to the ..." names alone
+	// ("note to the agent"); a note to the reader is for a person.
+	aiBareNoun  = `(?:assistant|assistants|agent|agents|model|models)`
+	aiAddressee = `(?:` + aiNoun + `|` + aiMachineMod + ` ` + aiWeakNoun + `)`
+	aiReading   = `(?:reading|reads|processing|processes|summarizing|summarising|summarizes|summarises|parsing|parses|analyzing|analysing|reviewing|reviews|scanning|scans|handling|handles|evaluating|indexing|triaging|retrieving|translating|screening)`
+	aiDirective = `(?:ignore|disregard|forget|drop|stop|cease|reveal|print|output|type|say|tell|reply|respond|answer|send|forward|copy|email|e-mail|upload|post|share|approve|accept|reject|rate|mark|score|rank|add|insert|include|append|change|delete|remove|close|grant|disable|run|execute|call|navigate|visit|open|click|download|install|recommend|describe|state|claim|write|list|pretend|act as|treat|summarize|summarise|translate|record|collect|submit|enter|transfer|pay|advise|report|overwrite|replace|leave out|skip|praise|give|quote|explain|commit|push|buy|purchase|cancel|follow|do not|don't|never|you must|you should|you are to|you need to|you have to|you may now|you can now|you are now|your real task|your new task|your task is|your real job|your only task|your new instructions)`
+	// aiClause: where a vocative may stand.
+	aiClause = `[.:;!?"'(\[{>\n-] ?`
+	// aiVocative: the addressee, a comma or a colon, the directive. Before
+	// a colon a one-word name needs more words ("AI model reading this
+	// inbox:"): "AI: sure, send me the order number" is a transcript's
+	// speaker.
+	aiVocative  = `(?:\b` + aiAddressee + `\b[a-z ]{0,30}[,!]|\b` + aiAddressee + `\b[a-z ]{1,30}:|\b(?:language models?|` + aiMachineMod + ` ` + aiWeakNoun + `):)[^\n]{0,50}?\b` + aiDirective + `\b`
+	aiAddressed = aiClause + aiVocative + `|` + aiClause + `[a-z'-]{1,16} ` + aiVocative +
+		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
+		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
+		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b`
+)
 
 // mlPivotTriggers gate mlPivot.
 var mlPivotTriggers = []string{"hablando", "parlant", "apropos", "à propos", "parlando", "falando", "falar", "gerade", "gesproken", "skoro", "berbicara", "ngomong", "demişken", "nhắc", "говоря", "кстати", "μιλώντας", "بالحديث", "说到", "說到", "谈到", "談到", "说起", "說起", "といえば", "と言えば", "について話", "の話をすると", "について言", "말하자면", "얘기가 나와서", "이야기가 나와서", "말이 나온 김에", "की बात करें तो"}
