@@ -3,7 +3,6 @@ package grounding
 import (
 	"fmt"
 	"math/bits"
-	"unicode/utf8"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -260,13 +259,15 @@ func lowerASCII(text string, st, en int, buf []byte) []byte {
 	if en-st > len(buf) || en-st < 2 {
 		return nil
 	}
-	w := buf[:0]
-	for k := st; k < en; k++ {
-		c := text[k]
-		if c >= utf8.RuneSelf || !asciiLetter(c) {
+	// Indexing a slice of the word's own length, not appending: this runs
+	// for every distinct source word.
+	t, w := text[st:en], buf[:en-st]
+	for k := range w {
+		c := t[k] | 0x20 // lowers a letter; a non-ASCII byte stays >= 0xa0
+		if c-'a' > 'z'-'a' {
 			return nil
 		}
-		w = append(w, c|0x20)
+		w[k] = c
 	}
 	return w
 }
