@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -112,17 +113,36 @@ func (s *state) otherUnitTok(u int, source string, i int) *tok {
 	return nil
 }
 
+// timeUnitStems are the stems of the words of timeUnits, each once: a
+// source token naming a unit of time has one of them as its word id.
+var timeUnitStems = func() (out []string) {
+	for _, forms := range timeUnits {
+		for _, f := range forms {
+			if st := string(stemBytes([]byte(f))); !slices.Contains(out, st) {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}()
+
 // sourceUnitToks returns the indices of the source tokens naming a unit of
-// time, in order, built once per Check.
+// time, in order, built once per Check. Only the tokens of the units'
+// stems are read (through the index of source tokens by word), then
+// checked for the exact word (other words share a stem), not
+// every source token with a map lookup each.
 func (s *state) sourceUnitToks(source string) []int32 {
 	if !s.unitToksOK {
 		s.unitToks, s.unitToksOK = s.unitToks[:0], true
 		var buf [16]byte
-		for j, t := range s.stoks {
-			if n := t.end - t.start; n >= 3 && n <= len("centuries") && timeUnitOf(lowerASCII(source, t.start, t.end, buf[:])) >= 0 {
-				s.unitToks = append(s.unitToks, int32(j))
+		for _, st := range timeUnitStems {
+			for _, j := range s.sourceToks(find(&s.words, st, fnvAdd(fnvOffset, st))) {
+				if t := &s.stoks[j]; timeUnitOf(lowerASCII(source, t.start, t.end, buf[:])) >= 0 {
+					s.unitToks = append(s.unitToks, j)
+				}
 			}
 		}
+		slices.Sort(s.unitToks) // the stems' tokens are disjoint: no duplicates
 	}
 	return s.unitToks
 }
