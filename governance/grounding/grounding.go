@@ -113,11 +113,14 @@ func (c *Checker) Check(answer, source string) Result {
 	st.stoks = st.tokenize(source, st.stoks[:0], false)
 	st.atoks = st.tokenize(answer, st.atoks[:0], true)
 	st.unitWords = st.unitWords[:0]
-	st.index(source)
+	st.index()
 	var ev []Evidence
 	var fixes []fix
 	correctable := true
 	st.anums = st.quantities(answer, st.anums[:0])
+	if len(st.anums) > 0 {
+		st.indexNumbers(source)
+	}
 	// The source numbers whose values the answer states: a number the
 	// answer already accounts for is no better place for another one.
 	var claimed nbits
@@ -1679,14 +1682,21 @@ func (s *state) sentHas(st *sentence, id int32) bool {
 	return false
 }
 
-// index prepares the source: its vocabulary and its numbers with their
-// contexts. Sentences are built on first use (sourceSentences).
-func (s *state) index(source string) {
+// index prepares the source's vocabulary. Its numbers are indexed only
+// for an answer that has some (indexNumbers), its sentences on first use
+// (sourceSentences).
+func (s *state) index() {
 	n := s.words.len()
 	s.inSource = growBools(s.inSource, n)
 	for _, t := range s.stoks {
 		s.inSource[t.id] = true
 	}
+}
+
+// indexNumbers reads the source's numbers and groups them by value and by
+// kind. Only the answer's numbers are compared with them: an answer
+// without numbers skips the source's (most summaries state none).
+func (s *state) indexNumbers(source string) {
 	s.snums = s.quantities(source, s.snums[:0])
 	s.classVal = s.classVal[:0]
 	clear(s.classSlot)

@@ -174,7 +174,8 @@ func TestBitsetScoring(t *testing.T) {
 		st := getState()
 		st.stoks = st.tokenize(src, st.stoks[:0], false)
 		st.atoks = st.tokenize(ans, st.atoks[:0], true)
-		st.index(src)
+		st.index()
+		st.indexNumbers(src)
 		st.anums = st.quantities(ans, st.anums[:0])
 		for i := range st.anums {
 			st.context(&st.anums[i], st.atoks, 0)
