@@ -2490,7 +2490,12 @@ func clauseEnd(text string, i int) int {
 		case ',', ';', ':':
 			return j + 1
 		case ' ':
+			// The connectives start with b, w or a: most words are ruled
+			// out by their first byte.
 			r := text[j+1:]
+			if r == "" || r[0] != 'b' && r[0] != 'w' && r[0] != 'a' {
+				continue
+			}
 			for _, w := range [...]string{"but ", "while ", "whereas ", "although "} {
 				if strings.HasPrefix(r, w) {
 					return j + 1
