@@ -2589,23 +2589,12 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 		other := ""
 		// prefixOpposite reads WordNet: once per word.
 		pref := s.lex.prefSeen[t.id] != s.lex.stamp
-		s.lex.prefSeen[t.id] = s.lex.stamp
-		for _, p := range negPrefixes {
-			if len(w)-len(p) >= 4 && string(w[:len(p)]) == p && s.sourceHas(w[len(p):]) {
-				other = string(w[len(p):])
-				break
-			}
-			if s.sourceHasConcat(p, w) {
-				other = p + string(w)
-				break
-			}
-			// "incorrect" where the source says "correctness".
-			if !pref {
-				continue
-			}
-			if d, ok := s.prefixOpposite(w, p); ok {
-				other = d
-				break
+		if pref {
+			s.lex.prefSeen[t.id], s.lex.prefMiss[t.id] = s.lex.stamp, 0
+		}
+		if m := s.lex.prefMiss[t.id] - 1; m < 0 || !sameLower(answer, &s.atoks[m], w) {
+			if other = s.prefixedOpposite(w, pref); other == "" {
+				s.lex.prefMiss[t.id] = int32(i) + 1
 			}
 		}
 		if other == "" {
@@ -2633,6 +2622,43 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 		}
 	}
 	return Evidence{}, false
+}
+
+// prefixedOpposite returns the source's word for an opposite of the
+// lower-case answer word w by a negative prefix, "" when there is none:
+// w without the prefix ("unlimited" / "limited"), w with it, or (pref: w's
+// first sight in the Check) the WordNet antonym a prefix makes.
+func (s *state) prefixedOpposite(w []byte, pref bool) string {
+	for _, p := range negPrefixes {
+		if len(w)-len(p) >= 4 && string(w[:len(p)]) == p && s.sourceHas(w[len(p):]) {
+			return string(w[len(p):])
+		}
+		if s.sourceHasConcat(p, w) {
+			return p + string(w)
+		}
+		// "incorrect" where the source says "correctness".
+		if !pref {
+			continue
+		}
+		if d, ok := s.prefixOpposite(w, p); ok {
+			return d
+		}
+	}
+	return ""
+}
+
+// sameLower: token t of answer, lower-cased, is the lower-case ASCII word
+// w.
+func sameLower(answer string, t *tok, w []byte) bool {
+	if t.end-t.start != len(w) {
+		return false
+	}
+	for k, c := range w {
+		if answer[t.start+k]|0x20 != c {
+			return false
+		}
+	}
+	return true
 }
 
 // nbrWindow is how near, in content words, the antonym checks look for a

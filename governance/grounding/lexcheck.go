@@ -180,6 +180,10 @@ type lexState struct {
 	// prefSeen: the word ids prefixOpposite looked at (an answer that
 	// repeats a word repeats the outcome).
 	prefSeen []uint32
+	// prefMiss: per word id, valid where prefSeen holds stamp, the answer
+	// token (+1) whose word lexicalContradiction found no opposite of by
+	// a negative prefix, 0 none: the same word again finds none either.
+	prefMiss []int32
 	// antonymNeighbour's pairs (answer word id, source word id) with no
 	// antonym among the source word's tokens.
 	antFailed map[[2]int32]bool
@@ -240,6 +244,7 @@ func (x *lexState) grow(n int) {
 		x.antV = append(x.antV, make([]bool, n-len(x.antV))...)
 		x.swapSeen = append(x.swapSeen, make([]uint32, n-len(x.swapSeen))...)
 		x.prefSeen = append(x.prefSeen, make([]uint32, n-len(x.prefSeen))...)
+		x.prefMiss = append(x.prefMiss, make([]int32, n-len(x.prefMiss))...)
 		x.srcSeen = append(x.srcSeen, make([]uint32, n-len(x.srcSeen))...)
 		x.srcOff = append(x.srcOff, make([]int32, n-len(x.srcOff))...)
 		x.srcEnd = append(x.srcEnd, make([]int32, n-len(x.srcEnd))...)
