@@ -8,6 +8,7 @@ package grounding
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -1384,7 +1385,7 @@ func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 		if c < utf8.RuneSelf {
 			j, k0, k1 := asciiWord(text, i)
 			if j > 0 {
-				if id, full := s.surface(k0, k1, text, i, answer); id >= 0 {
+				if id, full := s.surface(k0, k1, j-i, answer); id >= 0 {
 					out = append(out, tok{start: i, end: j, id: id, full: full, upper: c <= 'Z'})
 				}
 				i = j
@@ -1510,12 +1511,12 @@ type surfaceEntry struct {
 	id, full int32
 }
 
-// surface returns the ids of the ASCII word at text[i:] whose key is k0,
+// surface returns the ids of the ASCII word of n bytes whose key is k0,
 // k1, as wordIDs on its lower-cased bytes. Caching is exact: a word's stem
 // is interned at its first sight and later lookups find the same id; and a
 // stemmed answer word's own id is only read to ask whether the source has
 // it, which is settled before the answer is read.
-func (s *state) surface(k0, k1 uint64, text string, i int, answer bool) (int32, int32) {
+func (s *state) surface(k0, k1 uint64, n int, answer bool) (int32, int32) {
 	mask := len(s.surf) - 1
 	for p := surfaceSlot(k0, k1) & mask; ; p = (p + 1) & mask {
 		e := &s.surf[p]
@@ -1523,18 +1524,21 @@ func (s *state) surface(k0, k1 uint64, text string, i int, answer bool) (int32, 
 			if e.full != fullUnknown || !answer {
 				return e.id, max(e.full, -1)
 			}
-			return s.addSurface(k0, k1, text, i, answer, p) // a source word, now in the answer: look up its own id
+			return s.addSurface(k0, k1, n, answer, p) // a source word, now in the answer: look up its own id
 		}
 		if e.k0 == 0 {
-			return s.addSurface(k0, k1, text, i, answer, p)
+			return s.addSurface(k0, k1, n, answer, p)
 		}
 	}
 }
 
 // addSurface computes the ids of a word surface did not find and caches
-// them in slot p (its free slot, or its entry to complete).
-func (s *state) addSurface(k0, k1 uint64, text string, i int, answer bool, p int) (int32, int32) {
-	s.buf, _ = lowerWord(text, i, s.buf)
+// them in slot p (its free slot, or its entry to complete). The key holds
+// the word's n bytes lower-cased already: no need to read and lower the
+// text again (every distinct word of a Check comes here once).
+func (s *state) addSurface(k0, k1 uint64, n int, answer bool, p int) (int32, int32) {
+	s.buf = binary.LittleEndian.AppendUint64(s.buf[:0], k0)
+	s.buf = binary.LittleEndian.AppendUint64(s.buf, k1)[:n]
 	id, full := s.wordIDs(s.buf, answer)
 	if s.surf[p].k0 == 0 {
 		if 2*(s.nsurf+1) > len(s.surf) {
