@@ -137,7 +137,9 @@ func (s *state) sourceUnitToks(source string) []int32 {
 		var buf [16]byte
 		for _, st := range timeUnitStems {
 			for _, j := range s.sourceToks(find(&s.words, st, fnvAdd(fnvOffset, st))) {
-				if t := &s.stoks[j]; timeUnitOf(lowerASCII(source, t.start, t.end, buf[:])) >= 0 {
+				// The length is the token's, possessive included:
+				// "centuries's" is left out.
+				if t := &s.stoks[j]; t.end-t.start <= len("centuries") && timeUnitOf(lowerASCII(source, t.start, t.end, buf[:])) >= 0 {
 					s.unitToks = append(s.unitToks, j)
 				}
 			}
