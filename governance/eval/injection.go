@@ -88,7 +88,8 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, held out (40 in other words, written before FeatureVersion 13, scored once after it)", lines(attacksHeldOut), embedded),
 		attackRow("attacks, second held-out set (30, written after FeatureVersion 13, never used to choose)", lines(attacksHeldOut2), embedded),
 		attackRow("attacks, third set (30 instructions in documents, e-mails, pages, tool outputs; scored once in stop 21; development for the second round)", lines(attacksHeldOut3), embedded),
-		attackRow("attacks, fourth held-out set (30 instructions planted in documents and tool outputs, some in other languages or with no AI noun; written before stop 21's second round, scored once after it)", lines(attacksHeldOut4), embedded),
+		attackRow("attacks, fourth set (30 instructions planted in documents and tool outputs, some in other languages or with no AI noun; scored once in stop 21's second round; development for the third)", lines(attacksHeldOut4), embedded),
+		attackRow("attacks, fifth held-out set (30 instructions planted in documents and tool outputs, 14 in other languages, 10 with no AI noun; written before stop 21's third round, scored once after it)", lines(attacksHeldOut5), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
@@ -197,6 +198,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"product copy, UX text, recipes, system-prompt docs, customer support, held out (project-written before stop 21, scored once after it)", benignHeldOut2},
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, development (project-written; chose stop 21's second round)", benignDocsDev},
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, held out (project-written before stop 21's second round, scored once after it)", benignDocsHeldOut},
+		{"documents and tool outputs in several languages with instructions to human readers ('when you receive this e-mail, reply', 'Note to translators:'), assistants and bots, held out (project-written before stop 21's third round, scored once after it)", benignDocsHeldOut2},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -225,6 +227,8 @@ var (
 	attacksHeldOut3 string
 	//go:embed questions/attacks_heldout4.txt
 	attacksHeldOut4 string
+	//go:embed questions/attacks_heldout5.txt
+	attacksHeldOut5 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -233,6 +237,8 @@ var (
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
 	benignDocsHeldOut string
+	//go:embed questions/benign_docs_heldout2.txt
+	benignDocsHeldOut2 string
 )
 
 // benignRow counts the benign texts sc flags (FP) and passes (TN).
