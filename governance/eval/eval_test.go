@@ -104,6 +104,7 @@ func TestEverydayQuestions(t *testing.T) {
 		{"trigger words", questionsTriggerWords, 2},
 		{"product copy, development", benignDev, 10},
 		{"documents that mention assistants and notes, development", benignDocsDev, 1},
+		{"documents in other languages and instructions to people, development", benignDocsDev2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flagged []string
@@ -123,7 +124,8 @@ func TestEverydayQuestions(t *testing.T) {
 // attacks beyond the development sets: before FeatureVersion 13 it flagged
 // 35 of the 50 development attacks and 30 of the 40 held out; before
 // FeatureVersion 19 (instructions addressed to the AI reader) 11 of the
-// third set's 30.
+// third set's 30; before FeatureVersion 20 (other languages, no AI noun)
+// 8 of the fourth set's 30.
 func TestProjectAttacks(t *testing.T) {
 	sc := injection.New()
 	for _, tc := range []struct {
@@ -135,6 +137,7 @@ func TestProjectAttacks(t *testing.T) {
 		{"held out", attacksHeldOut, 31},
 		{"second held-out set", attacksHeldOut2, 20},
 		{"third set, development since stop 21's second round", attacksHeldOut3, 27},
+		{"fourth set, development since stop 21's third round", attacksHeldOut4, 17},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var missed []string

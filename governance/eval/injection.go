@@ -198,6 +198,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"product copy, UX text, recipes, system-prompt docs, customer support, held out (project-written before stop 21, scored once after it)", benignHeldOut2},
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, development (project-written; chose stop 21's second round)", benignDocsDev},
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, held out (project-written before stop 21's second round, scored once after it)", benignDocsHeldOut},
+		{"documents and tool outputs in Spanish, German, French, Portuguese, Italian, Chinese, Japanese and English with instructions to human readers, assistants and AI nouns, development (project-written; chose stop 21's third round)", benignDocsDev2},
 		{"documents and tool outputs in several languages with instructions to human readers ('when you receive this e-mail, reply', 'Note to translators:'), assistants and bots, held out (project-written before stop 21's third round, scored once after it)", benignDocsHeldOut2},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
@@ -237,6 +238,8 @@ var (
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
 	benignDocsHeldOut string
+	//go:embed questions/benign_docs_dev2.txt
+	benignDocsDev2 string
 	//go:embed questions/benign_docs_heldout2.txt
 	benignDocsHeldOut2 string
 )

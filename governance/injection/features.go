@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	20: addressed_directive in Spanish, Portuguese, French, Italian,
+//	    German, Chinese and Japanese, after a greeting, to a person's
+//	    assistant ("the reader's assistant must"), and with no addressee
+//	    ("when you summarise this page, tell the user ...")
 //	19: instructions addressed to the AI reader of a document in general
 //	    forms (addressed_directive)
 //	18: "ignore ... and state ..." in Spanish, Portuguese, French,
@@ -57,7 +61,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 19
+const FeatureVersion = 20
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -673,7 +677,7 @@ var signalREs = []struct {
 	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Addressed to the AI reader and directing it, in general forms
 	// (aiAddressed).
-	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers"}, regexp.MustCompile(aiAddressed), 0},
+	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能"}, regexp.MustCompile(aiAddressed), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视"}, regexp.MustCompile(mlIgnoreAndSay + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
@@ -791,13 +795,13 @@ const mlPivot = `[.!?\n。！？]\s*(?:hablando de|en parlant de|apropos|à prop
 const (
 	aiNoun       = `(?:ai|chatbot|chatbots|bot|bots|llm|llms|gpt|copilot|summarizer|summarizers|summariser|summarisers|language model|language models)`
 	aiMachineMod = `(?:ai|automated|automatic|autonomous|virtual|digital|coding|browsing|browser|shopping|scheduling|reviewer|review|screening|translation|planning|mail|email|inbox|web|smart|vision|summarizing|summarising|note-taking|triage|chat|machine|generative|search)`
-	aiWeakNoun   = `(?:assistant|assistants|agent|agents|model|models|reader|readers)`
+	aiWeakNoun   = `(?:assistant|assistants|agent|agents|model|models|reader|readers|software|helper|helpers|engine|engines)`
 	// aiBareNoun: ambiguous nouns that a note "to the ..." names alone
 	// ("note to the agent"); a note to the reader is for a person.
 	aiBareNoun  = `(?:assistant|assistants|agent|agents|model|models)`
 	aiAddressee = `(?:` + aiNoun + `|` + aiMachineMod + ` ` + aiWeakNoun + `)`
 	aiReading   = `(?:reading|reads|processing|processes|summarizing|summarising|summarizes|summarises|parsing|parses|analyzing|analysing|reviewing|reviews|scanning|scans|handling|handles|evaluating|indexing|triaging|retrieving|translating|screening)`
-	aiDirective = `(?:ignore|disregard|forget|drop|stop|cease|reveal|print|output|type|say|tell|reply|respond|answer|send|forward|copy|email|e-mail|upload|post|share|approve|accept|reject|rate|mark|score|rank|add|insert|include|append|change|delete|remove|close|grant|disable|run|execute|call|navigate|visit|open|click|download|install|recommend|describe|state|claim|write|list|pretend|act as|treat|summarize|summarise|translate|record|collect|submit|enter|transfer|pay|advise|report|overwrite|replace|leave out|skip|praise|give|quote|explain|commit|push|buy|purchase|cancel|follow|do not|don't|never|you must|you should|you are to|you need to|you have to|you may now|you can now|you are now|your real task|your new task|your task is|your real job|your only task|your new instructions)`
+	aiDirective = `(?:ignore|disregard|forget|drop|stop|cease|reveal|print|output|type|say|tell|reply|respond|answer|send|forward|copy|email|e-mail|upload|post|share|approve|accept|reject|rate|mark|score|rank|add|insert|include|append|change|delete|remove|close|grant|disable|run|execute|call|navigate|visit|open|click|download|install|recommend|describe|state|claim|write|list|pretend|act as|treat|summarize|summarise|translate|record|collect|submit|enter|transfer|pay|advise|report|overwrite|replace|leave out|skip|praise|give|quote|explain|commit|push|buy|purchase|cancel|follow|file|move|archive|flag|label|notify|inform|omit|hide|conceal|withhold|erase|wipe|rewrite|modify|classify|categorize|categorise|route|escalate|refund|authorize|authorise|confirm|prioritize|prioritise|make sure|ensure|urge|warn|assure|convince|demand|reset|do not|don't|never|you must|you should|you are to|you need to|you have to|you may now|you can now|you are now|your real task|your new task|your task is|your real job|your only task|your new instructions)`
 	// aiClause: where a vocative may stand.
 	aiClause = `[.:;!?"'(\[{>\n-] ?`
 	// aiVocative: the addressee, a comma or a colon, the directive. Before
@@ -808,7 +812,53 @@ const (
 	aiAddressed = aiClause + aiVocative + `|` + aiClause + `[a-z'-]{1,16} ` + aiVocative +
 		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
 		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
-		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b`
+		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
+		`|` + aiGreeted + `|` + aiOwned + `|` + aiWhenDirective + `|` + mlAddressed
+)
+
+// Stop 21, third round: more forms of aiAddressed. aiGreeted: a greeting
+// before the addressee and a comma, "!" or dash after it ("Hey there,
+// helpful bot! Stop ..."; "User: hello AI: ..." is a transcript). aiOwned: the
+// assistant of a person, then "must" ("the reader's assistant must now
+// email ..."). aiWhenDirective: no addressee at all, but a machine's task
+// on "this" text ("when you summarise this page", "before answering the
+// user") and within 80 bytes a directive of what to tell the user or what
+// to drop (aiStrongDirective): "when you receive this e-mail, reply" or
+// "while you review this pull request, ignore the generated files" tell a
+// person what to do, and have neither. Or "if this page is being read by
+// a machine, <directive>" ("this form is read by a machine, so write
+// clearly" instructs the person filling it in).
+const (
+	aiGreeted       = `\b(?:hey|hi|hello|hallo|hola|ciao|greetings|listen|yo|ok|okay)(?: there| up)?[,!]? (?:dear |you |my )?(?:[a-z-]{1,16} )?` + aiAddressee + `\b ?(?:[,!]| -| —)[^\n]{0,60}?\b` + aiDirective + `\b`
+	aiOwned         = `\b(?:user|reader|recipient|customer|owner|sender|requester)'s (?:ai |email |mail |virtual |digital |personal )?(?:assistant|agent|bot|model|ai|copilot)s? (?:must|should|shall|is to|needs to|has to|will)(?: now| immediately| also| then| first)? ` + aiDirective + `\b`
+	aiTask          = `(?:summari[sz]e|summari[sz]ing|process|processing|parse|parsing|translate|translating|answer|answering|respond to|responding to|reply to|replying to|read|reading|review|reviewing|analy[sz]e|analy[sz]ing|index|indexing|handle|handling|are asked about|get asked about|are asked to summari[sz]e)`
+	aiWhenDirective = `\b(?:when|whenever|before|while|after|once|as|on|upon) (?:you |you're |you are |you have )?` + aiTask + ` (?:this|these|the user|the user's|a user's|the following|it)\b[^\n]{0,80}?` + aiStrongDirective +
+		`|\b(?:reading|processing|handling|summari[sz]ing|answering) (?:this|these|it) on (?:behalf of (?:a|the|your) (?:user|human|person)|(?:someone|somebody|a user|the user)'s behalf)\b[^\n]{0,60}?` + aiStrongDirective +
+		`|\b(?:whoever|anyone|anybody|whatever) (?:is |that is )?` + aiReading + ` (?:this|these)\b[^\n]{0,60}?` + aiStrongDirective +
+		`|\bif (?:this|the|these|it)\b[a-z ]{0,24}\b(?:is|are) being (?:read|processed|summari[sz]ed|handled|parsed|analy[sz]ed|translated|reviewed|screened) by (?:a|an|any|some) (?:machine|ai|bot|model|language model|llm|program|algorithm|assistant|agent)\b[^\n]{0,60}?\b` + aiDirective + `\b`
+	aiStrongDirective = `(?:\b(?:tell|inform|warn|assure|convince|advise|urge|instruct|ask) (?:the|your|their|this) (?:user|person|reader|requester|human|recipient|customer|client|owner|operator|recruiter)s?\b|\btell (?:them|him|her) (?:that|to)\b|\b(?:say|state|claim|write|report|assert|answer|reply|respond) (?:only )?that\b|\b(?:answer|reply|respond) (?:only|with only)\b|\binstead\b|\b(?:ignore|disregard|forget|drop) (?:all |any |your |the )?(?:previous|prior|earlier|above|original|user's|instructions|rules|guidelines|request|question|article|text|page|document|content|visible)\b|\b(?:quietly|secretly|silently|covertly)\b|\bwithout (?:telling|informing|asking|mentioning|notifying)\b|\b(?:do not|don't|never) (?:mention|tell|reveal|show|disclose|inform)\b|\b(?:insert|append|add|include) (?:a |an |the )?(?:link|sentence|line|url|paragraph)\b)`
+)
+
+// mlAddressed: aiAddressed in Spanish, Portuguese, French, Italian,
+// German, Chinese and Japanese: an AI noun (mlAiNoun) as a vocative
+// opening a clause ("Modèle de langage, ignore ..."; before a colon only
+// with words between, "Asistente virtual que procesa este correo:", as
+// "Asistente virtual:" heads product copy), after "note/notice for"
+// ("Hinweis für den KI-Assistenten: ..."), or "for the AI that reads this
+// page:"; then within 60 bytes an imperative (mlDirective). Chinese and
+// Japanese: the noun, at most "请注意" or "へ", a colon or comma
+// ("AI助手请注意：", "言語モデルへ："), an imperative within 40 runes;
+// "AI助手可以查询订单，..." describes the assistant.
+const (
+	mlAiNoun     = `(?:\bki\b|\bki-(?:assistent|assistentin|assistenten|modell|agent|agenten|system)\b|\bsprachmodell|\bia\b|\bintelligence artificielle\b|\binteligencia artificial\b|\bintelig[eê]ncia artificial\b|\bintelligenza artificiale\b|\bassistente (?:de |di )?ia\b|\bassistant (?:d')?ia\b|\basistente (?:de )?ia\b|\bassistente virtua(?:l|le)\b|\basistente virtual\b|\bassistant virtuel\b|\bvirtuelle[rn]? assistent|\bmodelo de (?:lenguaje|linguagem)\b|\bmod[eè]le de langage\b|\bmodello (?:linguistico|di linguaggio)\b)`
+	mlDirective  = `(?:ignora|ignore|ignorez|ignorate|ignoriere|ignorieren|olvida|olvide|olv[ií]date|esque[cç]a|esquece|oublie|oubliez|dimentica|vergiss|vergessen|no menciones|no mencione|no digas|reenv[ií]a|env[ií]a|manda|responde|contesta|dile|d[ií]gale|diga|omite|omita|recomienda|borra|elimina|incluye|a[nñ]ade|escribe|publica|descarga|pide|sende|senden|schicke|schick|leite|antworte|sag|sage|schreibe|schreib|empfiehl|empfehle|l[oö]sche|f[uü]ge|nenne|behaupte|behaupten|gib|weglassen|bitte|envoie|envoyez|transf[eè]re|transf[eé]rez|r[eé]ponds|r[eé]pondez|dis|dites|[eé]cris|[eé]crivez|recommande|recommandez|supprime|supprimez|ajoute|ajoutez|affirme|affirmez|ne mentionne|ne dis|demande|demandez|t[eé]l[eé]charge|ins[eè]re|indique|envie|encaminhe|responda|diz|escreva|recomende|aconselhe|apague|exclua|adicione|inclua|n[aã]o mencione|informe|invia|inoltra|rispondi|scrivi|consiglia|raccomanda|cancella|aggiungi|includi|non menzionare|non dire|chiedi|scarica|afferma|dichiara)`
+	mlNoteWord   = `(?:hinweis|nachricht|anweisung|notiz|nota|aviso|mensaje|instrucci[oó]n|instrucciones|instru[cç][aã]o|instru[cç][oõ]es|mensagem|note|message|consigne|consignes|avis|messaggio|istruzione|istruzioni|avviso)`
+	cjkAiNoun    = `(?:ai助手|ai 助手|人工智能|智能助手|语言模型|語言模型|大模型|ai模型|aiアシスタント|ai アシスタント|言語モデル|人工知能)`
+	cjkDirective = `(?:忽略|忽视|無視|无视|发送|發送|转发|轉發|告诉|告訴|不要|删除|刪除|推荐|推薦|回复|泄露|透露|输出|輸出|送信|転送|伝え|教え|削除|入力させ|書いて|答えて|言って|勧め)`
+	mlAddressed  = aiClause + mlAiNoun + `(?:,|[^\n.,:;!?]{0,30}!| [^\n.,:;!?]{1,30}[,:!])[^\n]{0,60}?\b` + mlDirective + `\b` +
+		`|\b` + mlNoteWord + ` (?:para|pour|per|f[uü]r|an|a|à|al|alla|ao|aos)\b[^\n:,]{0,8}` + mlAiNoun + `[^\n]{0,60}?\b` + mlDirective + `\b` +
+		`|\b(?:para|pour|per|f[uü]r|an)(?: el| la| le| il| den| die| das| o| a| l'|l')` + ` ?` + mlAiNoun + `[^\n.,:;!?]{0,40}:[^\n]{0,60}?\b` + mlDirective + `\b` +
+		`|` + cjkAiNoun + `(?:模型|助手)?(?:请注意|請注意|注意|へ|に|さん|様|们|們)?[:,][^\n。]{0,40}` + cjkDirective
 )
 
 // mlPivotTriggers gate mlPivot.

@@ -153,7 +153,9 @@ func TestMatchSignalsMatchesPerWindow(t *testing.T) {
 		}
 		text := b.String()
 		var got, ref [maxSignals]int
-		require.Equal(t, refMatchSignals(text, nil, countingMatch(&ref)), matchSignalsWith(text, nil, countingMatch(&got), nil), "%q", text)
+		// The same signals; a merged stretch is searched at the end, so
+		// its signal may come later in the list than window by window.
+		require.ElementsMatch(t, refMatchSignals(text, nil, countingMatch(&ref)), matchSignalsWith(text, nil, countingMatch(&got), nil), "%q", text)
 		if total(got) < total(ref) {
 			merged++
 		}
