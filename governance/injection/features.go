@@ -813,12 +813,10 @@ const (
 		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
 		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
-		`|` + aiGreeted + `|` + aiOwned + `|` + aiWhenDirective + `|` + mlAddressed
+		`|` + aiOwned + `|` + aiWhenDirective + `|` + mlAddressed
 )
 
-// Stop 21, third round: more forms of aiAddressed. aiGreeted: a greeting
-// before the addressee and a comma, "!" or dash after it ("Hey there,
-// helpful bot! Stop ..."; "User: hello AI: ..." is a transcript). aiOwned: the
+// Stop 21, third round: more forms of aiAddressed. aiOwned: the
 // assistant of a person, then "must" ("the reader's assistant must now
 // email ..."). aiWhenDirective: no addressee at all, but a machine's task
 // on "this" text ("when you summarise this page", "before answering the
@@ -829,7 +827,6 @@ const (
 // a machine, <directive>" ("this form is read by a machine, so write
 // clearly" instructs the person filling it in).
 const (
-	aiGreeted       = `\b(?:hey|hi|hello|hallo|hola|ciao|greetings|listen|yo|ok|okay)(?: there| up)?[,!]? (?:dear |you |my )?(?:[a-z-]{1,16} )?` + aiAddressee + `\b ?(?:[,!]| -| —)[^\n]{0,60}?\b` + aiDirective + `\b`
 	aiOwned         = `\b(?:user|reader|recipient|customer|owner|sender|requester)'s (?:ai |email |mail |virtual |digital |personal )?(?:assistant|agent|bot|model|ai|copilot)s? (?:must|should|shall|is to|needs to|has to|will)(?: now| immediately| also| then| first)? ` + aiDirective + `\b`
 	aiTask          = `(?:summari[sz]e|summari[sz]ing|process|processing|parse|parsing|translate|translating|answer|answering|respond to|responding to|reply to|replying to|read|reading|review|reviewing|analy[sz]e|analy[sz]ing|index|indexing|handle|handling|are asked about|get asked about|are asked to summari[sz]e)`
 	aiWhenDirective = `\b(?:when|whenever|before|while|after|once|as|on|upon) (?:you |you're |you are |you have )?` + aiTask + ` (?:this|these|the user|the user's|a user's|the following|it)\b[^\n]{0,80}?` + aiStrongDirective +
