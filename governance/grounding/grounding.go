@@ -118,7 +118,7 @@ func (c *Checker) Check(answer, source string) Result {
 	var ev []Evidence
 	var fixes []fix
 	correctable := true
-	st.anums = st.quantities(answer, st.anums[:0])
+	st.anums = st.quantities(answer, st.anumAt, st.anums[:0])
 	if len(st.anums) > 0 {
 		st.indexNumbers(source)
 	}
@@ -439,12 +439,15 @@ type state struct {
 	chat         bool   // the source is a conversation transcript
 	weak         bool   // the contradiction found rests on a chat clause alignment
 	snums, anums []quantity
-	anear        []nbits // per answer number: closeSet
-	spans        [][2]int
-	ctx          []int32        // number contexts (word ids)
-	inSource     []bool         // by word id: a stem of the source (the vocabulary)
-	surf         []surfaceEntry // open addressing; a power of two long
-	nsurf        int
+	// snumAt, anumAt: the offsets of the source's and the answer's ASCII
+	// words that are number words, found by tokenize for wordNumbers.
+	snumAt, anumAt []int32
+	anear          []nbits // per answer number: closeSet
+	spans          [][2]int
+	ctx            []int32        // number contexts (word ids)
+	inSource       []bool         // by word id: a stem of the source (the vocabulary)
+	surf           []surfaceEntry // open addressing; a power of two long
+	nsurf          int
 
 	// Source numbers by context word, built on first use: per word id the
 	// index+1 of its set in wbits (0: in no number's context).
@@ -639,8 +642,9 @@ var stopWords = func() *words {
 	return d
 }()
 
-// quantities extracts normalised numbers.
-func (s *state) quantities(text string, out []quantity) []quantity {
+// quantities extracts normalised numbers. numAt holds the offsets of the
+// text's number words (tokenize's snumAt or anumAt).
+func (s *state) quantities(text string, numAt []int32, out []quantity) []quantity {
 	s.spans = numberSpans(text, 256, s.spans[:0])
 	for _, l := range s.spans {
 		st, en := l[0], l[1]
@@ -661,7 +665,7 @@ func (s *state) quantities(text string, out []quantity) []quantity {
 			tol: max(tol, at), hedged: at > 0})
 	}
 	if n := len(out); n < maxNumbers {
-		out = wordNumbers(text, out)
+		out = wordNumbers(text, numAt, out)
 		if len(out) > n && n > 0 {
 			slices.SortFunc(out, func(a, b quantity) int { return a.span.Start - b.span.Start })
 		}
@@ -720,6 +724,40 @@ var numWordFirst = func() uint32 {
 	return m
 }()
 
+// numWordKey is a number word as asciiWord keys it.
+type numWordKey struct{ k0, k1 uint64 }
+
+// numWordKeys holds the number words by their asciiWord keys, open
+// addressing by numWordSlot.
+var numWordKeys = func() (t [128]numWordKey) {
+	for id := range numWordVals {
+		var b [16]byte
+		copy(b[:], numWords.word(int32(id)))
+		k := numWordKey{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}
+		p := numWordSlot(k.k0)
+		for t[p].k0 != 0 {
+			p = (p + 1) & (len(t) - 1)
+		}
+		t[p] = k
+	}
+	return t
+}()
+
+func numWordSlot(k0 uint64) int { return int(k0 * 0x9e3779b97f4a7c15 >> 57) }
+
+// isNumWordKey reports whether k0, k1 is the asciiWord key of a number
+// word.
+func isNumWordKey(k0, k1 uint64) bool {
+	for p := numWordSlot(k0); ; p = (p + 1) & (len(numWordKeys) - 1) {
+		switch e := &numWordKeys[p]; {
+		case e.k0 == 0:
+			return false
+		case e.k0 == k0 && e.k1 == k1:
+			return true
+		}
+	}
+}
+
 // nextWord returns the ASCII letter run at i lower-cased into buf (empty
 // when longer than buf) and its end.
 func nextWord(text string, i int, buf *[10]byte) ([]byte, int) {
@@ -739,30 +777,29 @@ func nextWord(text string, i int, buf *[10]byte) ([]byte, int) {
 // wordNumbers appends the numbers written in words: "three", "twenty-five",
 // "a dozen", "two hundred and fifty", "three million", "twice". "one"
 // alone is a pronoun as often as a number and is left out, as are number
-// words right after digits ("5 million" is one number already).
-func wordNumbers(text string, out []quantity) []quantity {
+// words right after digits ("5 million" is one number already). numAt
+// holds the offsets of the text's ASCII words that are number words, in
+// order (tokenize's): a number starts at one of them, not after an
+// apostrophe, a hyphen or a non-ASCII byte.
+func wordNumbers(text string, numAt []int32, out []quantity) []quantity {
 	var buf [10]byte
-	for i := 0; i < len(text) && len(out) < maxNumbers; {
-		c := text[i]
-		if !asciiLetter(c) {
-			i++
-			continue
+	end := 0 // the end of the last number: the words before it are read
+	for _, at := range numAt {
+		if len(out) >= maxNumbers {
+			break
 		}
-		if numWordFirst&(1<<(c|0x20-'a')) == 0 || i > 0 && (text[i-1] >= utf8.RuneSelf || text[i-1] == '\'' || text[i-1] == '-') {
-			// Not a number word's first letter: skip the whole word.
-			for i < len(text) && asciiLetter(text[i]) {
-				i++
-			}
+		i := int(at)
+		if i < end || i > 0 && (text[i-1] >= utf8.RuneSelf || text[i-1] == '\'' || text[i-1] == '-') {
 			continue
 		}
 		w, j := nextWord(text, i, &buf)
 		nw, ok := lookupNumWord(w)
 		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
-			i = j
 			continue
 		}
 		st := i
-		total, cur, last, words, end := 0.0, 0.0, byte(0), 0, j
+		total, cur, last, words := 0.0, 0.0, byte(0), 0
+		end = j
 		for {
 			switch nw.cls {
 			case 'u':
@@ -811,7 +848,6 @@ func wordNumbers(text string, out []quantity) []quantity {
 			nw, j = nw2, j2
 		}
 	done:
-		i = end
 		v := total + cur
 		if words == 1 && v == 1 && last == 'u' {
 			// "one" is a pronoun as often, but not before a unit: "one
@@ -1372,6 +1408,10 @@ type tok struct {
 // time and take their ids from the surface cache, so a repeated word is
 // neither lowered, hashed nor stemmed again.
 func (s *state) tokenize(text string, out []tok, answer bool) []tok {
+	numAt := s.snumAt[:0]
+	if answer {
+		numAt = s.anumAt[:0]
+	}
 	i := 0
 	for {
 		for i < len(text) && gapByte[text[i]] {
@@ -1385,8 +1425,12 @@ func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 		if c < utf8.RuneSelf {
 			j, k0, k1 := asciiWord(text, i)
 			if j > 0 {
-				if id, full := s.surface(k0, k1, j-i, answer); id >= 0 {
+				id, full, num := s.surface(k0, k1, j-i, answer)
+				if id >= 0 {
 					out = append(out, tok{start: i, end: j, id: id, full: full, upper: c <= 'Z'})
+				}
+				if num {
+					numAt = append(numAt, int32(i))
 				}
 				i = j
 				continue
@@ -1404,6 +1448,11 @@ func (s *state) tokenize(text string, out []tok, answer bool) []tok {
 		if id, full := s.wordIDs(s.buf, answer); id >= 0 {
 			out = append(out, tok{start: st, end: i, id: id, full: max(full, -1), upper: unicode.IsUpper(first)})
 		}
+	}
+	if answer {
+		s.anumAt = numAt
+	} else {
+		s.snumAt = numAt
 	}
 	return out
 }
@@ -1509,20 +1558,22 @@ func (s *state) wordIDs(w []byte, answer bool) (id, full int32) {
 type surfaceEntry struct {
 	k0, k1   uint64
 	id, full int32
+	num      bool // a number word (wordNumbers)
 }
 
 // surface returns the ids of the ASCII word of n bytes whose key is k0,
 // k1, as wordIDs on its lower-cased bytes. Caching is exact: a word's stem
 // is interned at its first sight and later lookups find the same id; and a
 // stemmed answer word's own id is only read to ask whether the source has
-// it, which is settled before the answer is read.
-func (s *state) surface(k0, k1 uint64, n int, answer bool) (int32, int32) {
+// it, which is settled before the answer is read. num: the word is a
+// number word.
+func (s *state) surface(k0, k1 uint64, n int, answer bool) (id, full int32, num bool) {
 	mask := len(s.surf) - 1
 	for p := surfaceSlot(k0, k1) & mask; ; p = (p + 1) & mask {
 		e := &s.surf[p]
 		if e.k0 == k0 && e.k1 == k1 {
 			if e.full != fullUnknown || !answer {
-				return e.id, max(e.full, -1)
+				return e.id, max(e.full, -1), e.num
 			}
 			return s.addSurface(k0, k1, n, answer, p) // a source word, now in the answer: look up its own id
 		}
@@ -1536,9 +1587,10 @@ func (s *state) surface(k0, k1 uint64, n int, answer bool) (int32, int32) {
 // them in slot p (its free slot, or its entry to complete). The key holds
 // the word's n bytes lower-cased already: no need to read and lower the
 // text again (every distinct word of a Check comes here once).
-func (s *state) addSurface(k0, k1 uint64, n int, answer bool, p int) (int32, int32) {
+func (s *state) addSurface(k0, k1 uint64, n int, answer bool, p int) (int32, int32, bool) {
 	s.buf = binary.LittleEndian.AppendUint64(s.buf[:0], k0)
 	s.buf = binary.LittleEndian.AppendUint64(s.buf, k1)[:n]
+	num := numWordFirst>>(byte(k0)-'a')&1 != 0 && isNumWordKey(k0, k1)
 	id, full := s.wordIDs(s.buf, answer)
 	if s.surf[p].k0 == 0 {
 		if 2*(s.nsurf+1) > len(s.surf) {
@@ -1549,8 +1601,8 @@ func (s *state) addSurface(k0, k1 uint64, n int, answer bool, p int) (int32, int
 		}
 		s.nsurf++
 	}
-	s.surf[p] = surfaceEntry{k0, k1, id, full}
-	return id, max(full, -1)
+	s.surf[p] = surfaceEntry{k0, k1, id, full, num}
+	return id, max(full, -1), num
 }
 
 func surfaceSlot(k0, k1 uint64) int {
@@ -1701,7 +1753,7 @@ func (s *state) index() {
 // kind. Only the answer's numbers are compared with them: an answer
 // without numbers skips the source's (most summaries state none).
 func (s *state) indexNumbers(source string) {
-	s.snums = s.quantities(source, s.snums[:0])
+	s.snums = s.quantities(source, s.snumAt, s.snums[:0])
 	s.classVal = s.classVal[:0]
 	clear(s.classSlot)
 	s.classTol = s.classTol[:0]

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/governance-gateway/gateway/governance/scan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -176,7 +177,7 @@ func TestBitsetScoring(t *testing.T) {
 		st.atoks = st.tokenize(ans, st.atoks[:0], true)
 		st.index()
 		st.indexNumbers(src)
-		st.anums = st.quantities(ans, st.anums[:0])
+		st.anums = st.quantities(ans, st.anumAt, st.anums[:0])
 		for i := range st.anums {
 			st.context(&st.anums[i], st.atoks, 0)
 		}
@@ -718,7 +719,7 @@ func TestContextMatchesWindow(t *testing.T) {
 		text := b.String()
 		st := getState()
 		toks := st.tokenize(text, nil, false)
-		nums := st.quantities(text, nil)
+		nums := st.quantities(text, st.snumAt, nil)
 		from := 0
 		for i := range nums {
 			q := &nums[i]
@@ -984,4 +985,151 @@ func TestNoClaim(t *testing.T) {
 			require.Equal(t, tt.want, c.Check(tt.answer, source).Mismatch)
 		})
 	}
+}
+
+// TestNumWordKeys: isNumWordKey knows the number words and no other word,
+// by asciiWord's keys.
+func TestNumWordKeys(t *testing.T) {
+	key := func(w string) (uint64, uint64) {
+		_, k0, k1 := asciiWord(w+strings.Repeat(" ", 16), 0)
+		return k0, k1
+	}
+	for id := range numWordVals {
+		w := string(numWords.word(int32(id)))
+		require.True(t, isNumWordKey(key(w)), w)
+		require.True(t, isNumWordKey(key(strings.ToUpper(w))), w)
+	}
+	for _, w := range []string{"on", "onee", "ones", "one's", "tw", "twent", "seventeens", "thousandth", "hundreds", "the", "a", "and", "twelfth", "abcdefghijklmnop"} {
+		require.False(t, isNumWordKey(key(w)), w)
+	}
+}
+
+// TestWordNumbersMatchesScan: wordNumbers, reading the number words
+// tokenize found, finds what a scan of the text finds.
+func TestWordNumbersMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	pieces := strings.Fields(`one two three four five six seven eight nine ten eleven twelve thirteen seventeen nineteen twenty thirty ninety
+		hundred dozen thousand million billion trillion twice One TWO Three SEVENTEEN a and the of 5 12 $ € % percent dollars euros week days
+		year km onee tw twent thousandth hundreds oneself someone twelfth café naïve é ’ ñone oneé x'two ' - -- 5one one5 abcdefghijklmnopq`)
+	seps := []string{" ", " ", " ", "-", "", ", ", ". ", "'", "\n", "é", "’", "  "}
+	for range 20000 {
+		var b strings.Builder
+		for range r.Intn(40) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+			b.WriteString(seps[r.Intn(len(seps))])
+		}
+		text := b.String()
+		for _, answer := range []bool{false, true} {
+			st := getState()
+			st.tokenize(text, nil, answer)
+			numAt := st.snumAt
+			if answer {
+				numAt = st.anumAt
+			}
+			require.Equal(t, wordNumbersRef(text, nil), wordNumbers(text, numAt, nil), "%q", text)
+			putState(st)
+		}
+	}
+}
+
+// wordNumbersRef is wordNumbers as it was before tokenize found the number
+// words for it: a scan of the text byte by byte (the reference
+// TestWordNumbersMatchesScan compares with).
+func wordNumbersRef(text string, out []quantity) []quantity {
+	var buf [10]byte
+	for i := 0; i < len(text) && len(out) < maxNumbers; {
+		c := text[i]
+		if !asciiLetter(c) {
+			i++
+			continue
+		}
+		if numWordFirst&(1<<(c|0x20-'a')) == 0 || i > 0 && (text[i-1] >= utf8.RuneSelf || text[i-1] == '\'' || text[i-1] == '-') {
+			// Not a number word's first letter: skip the whole word.
+			for i < len(text) && asciiLetter(text[i]) {
+				i++
+			}
+			continue
+		}
+		w, j := nextWord(text, i, &buf)
+		nw, ok := lookupNumWord(w)
+		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
+			i = j
+			continue
+		}
+		st := i
+		total, cur, last, words, end := 0.0, 0.0, byte(0), 0, j
+		for {
+			switch nw.cls {
+			case 'u':
+				if last == 'u' {
+					goto done
+				}
+				cur += nw.v
+			case 'T':
+				if last == 'u' || last == 'T' {
+					goto done
+				}
+				cur += nw.v
+			case 'h':
+				cur = max(cur, 1) * 100
+			case 'd':
+				cur = max(cur, 1) * 12
+			case 's':
+				total += max(cur, 1) * nw.v
+				cur = 0
+			case 'x':
+				if words > 0 {
+					goto done
+				}
+				cur = nw.v
+			}
+			last, words, end = nw.cls, words+1, j
+			if nw.cls == 'x' {
+				break
+			}
+			// The next word: after one space or hyphen, "and" allowed after
+			// hundred or a scale.
+			k := j
+			if k+1 >= len(text) || text[k] != ' ' && text[k] != '-' {
+				break
+			}
+			k++
+			w2, j2 := nextWord(text, k, &buf)
+			if string(w2) == "and" && (last == 'h' || last == 's') && j2+1 < len(text) && text[j2] == ' ' {
+				k = j2 + 1
+				w2, j2 = nextWord(text, k, &buf)
+			}
+			nw2, ok := lookupNumWord(w2)
+			if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
+				break
+			}
+			nw, j = nw2, j2
+		}
+	done:
+		i = end
+		v := total + cur
+		if words == 1 && v == 1 && last == 'u' {
+			// "one" is a pronoun as often, but not before a unit: "one
+			// week", "a one-year commitment".
+			if _, _, ok := measureAfter(text, &quantity{span: scan.Span{Start: st, End: end}, kind: 'n'}); !ok {
+				continue
+			}
+		}
+		if p := strings.TrimRight(text[:st], " "); len(p) > 0 && (isDigit(p[len(p)-1]) || p[len(p)-1] == '$') {
+			continue
+		}
+		kind := byte('n')
+		if rest := text[end:min(len(text), end+10)]; currencyWordAfter(rest) {
+			kind = '$'
+		} else if r := strings.TrimLeft(rest, " "); scan.HasPrefixFold(r, "percent") || scan.HasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
+			kind = '%'
+		}
+		tol := 0.0
+		if v >= 1000 {
+			tol = 0.05 * v
+		}
+		at := approxTol(text[:st], v)
+		out = append(out, quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, at), hedged: at > 0})
+	}
+	return out
 }
