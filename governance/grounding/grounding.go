@@ -527,7 +527,7 @@ var statePool = sync.Pool{New: func() any {
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if s.words.len() > 1<<14 || len(s.surf) > 1<<16 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 {
+	if s.words.len() > 1<<14 || len(s.surf) > 1<<16 || cap(s.ctx) > 1<<16 || cap(s.stoks) > 1<<16 || cap(s.snumAt) > 1<<16 {
 		return // an outsized input: let the scratch go rather than pin it
 	}
 	if s.stamp > 1<<30 {
