@@ -797,82 +797,92 @@ func wordNumbers(text string, numAt []int32, out []quantity) []quantity {
 		if !ok || j < len(text) && (text[j] >= utf8.RuneSelf || text[j] == '\'') {
 			continue
 		}
-		st := i
-		total, cur, last, words := 0.0, 0.0, byte(0), 0
-		end = j
-		for {
-			switch nw.cls {
-			case 'u':
-				if last == 'u' {
-					goto done
-				}
-				cur += nw.v
-			case 'T':
-				if last == 'u' || last == 'T' {
-					goto done
-				}
-				cur += nw.v
-			case 'h':
-				cur = max(cur, 1) * 100
-			case 'd':
-				cur = max(cur, 1) * 12
-			case 's':
-				total += max(cur, 1) * nw.v
-				cur = 0
-			case 'x':
-				if words > 0 {
-					goto done
-				}
-				cur = nw.v
-			}
-			last, words, end = nw.cls, words+1, j
-			if nw.cls == 'x' {
-				break
-			}
-			// The next word: after one space or hyphen, "and" allowed after
-			// hundred or a scale.
-			k := j
-			if k+1 >= len(text) || text[k] != ' ' && text[k] != '-' {
-				break
-			}
-			k++
-			w2, j2 := nextWord(text, k, &buf)
-			if string(w2) == "and" && (last == 'h' || last == 's') && j2+1 < len(text) && text[j2] == ' ' {
-				k = j2 + 1
-				w2, j2 = nextWord(text, k, &buf)
-			}
-			nw2, ok := lookupNumWord(w2)
-			if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
-				break
-			}
-			nw, j = nw2, j2
+		q, qend, ok := numberPhrase(text, i, j, nw, &buf)
+		end = qend
+		if ok {
+			out = append(out, q)
 		}
-	done:
-		v := total + cur
-		if words == 1 && v == 1 && last == 'u' {
-			// "one" is a pronoun as often, but not before a unit: "one
-			// week", "a one-year commitment".
-			if _, _, ok := measureAfter(text, &quantity{span: scan.Span{Start: st, End: end}, kind: 'n'}); !ok {
-				continue
-			}
-		}
-		if p := strings.TrimRight(text[:st], " "); len(p) > 0 && (isDigit(p[len(p)-1]) || p[len(p)-1] == '$') {
-			continue
-		}
-		kind := byte('n')
-		if rest := text[end:min(len(text), end+10)]; currencyWordAfter(rest) {
-			kind = '$'
-		} else if r := strings.TrimLeft(rest, " "); scan.HasPrefixFold(r, "percent") || scan.HasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
-			kind = '%'
-		}
-		tol := 0.0
-		if v >= 1000 {
-			tol = 0.05 * v
-		}
-		at := approxTol(text[:st], v)
-		out = append(out, quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, at), hedged: at > 0})
 	}
 	return out
+}
+
+// numberPhrase reads the number in words ("two hundred and five") that
+// starts with number word nw at text[i:j]: its quantity, where it ends,
+// and whether it counts as a number (see wordNumbers).
+func numberPhrase(text string, i, j int, nw numWord, buf *[10]byte) (quantity, int, bool) {
+	st, end := i, j
+	total, cur, last, words := 0.0, 0.0, byte(0), 0
+	for {
+		switch nw.cls {
+		case 'u':
+			if last == 'u' {
+				goto done
+			}
+			cur += nw.v
+		case 'T':
+			if last == 'u' || last == 'T' {
+				goto done
+			}
+			cur += nw.v
+		case 'h':
+			cur = max(cur, 1) * 100
+		case 'd':
+			cur = max(cur, 1) * 12
+		case 's':
+			total += max(cur, 1) * nw.v
+			cur = 0
+		case 'x':
+			if words > 0 {
+				goto done
+			}
+			cur = nw.v
+		}
+		last, words, end = nw.cls, words+1, j
+		if nw.cls == 'x' {
+			break
+		}
+		// The next word: after one space or hyphen, "and" allowed after
+		// hundred or a scale.
+		k := j
+		if k+1 >= len(text) || text[k] != ' ' && text[k] != '-' {
+			break
+		}
+		k++
+		w2, j2 := nextWord(text, k, buf)
+		if string(w2) == "and" && (last == 'h' || last == 's') && j2+1 < len(text) && text[j2] == ' ' {
+			k = j2 + 1
+			w2, j2 = nextWord(text, k, buf)
+		}
+		nw2, ok := lookupNumWord(w2)
+		if !ok || nw2.cls == 'x' || j2 < len(text) && (text[j2] >= utf8.RuneSelf || text[j2] == '\'') {
+			break
+		}
+		nw, j = nw2, j2
+	}
+done:
+	v := total + cur
+	if words == 1 && v == 1 && last == 'u' {
+		// "one" is a pronoun as often, but not before a unit: "one
+		// week", "a one-year commitment".
+		if _, _, ok := measureAfter(text, &quantity{span: scan.Span{Start: st, End: end}, kind: 'n'}); !ok {
+			return quantity{}, end, false
+		}
+	}
+	if p := strings.TrimRight(text[:st], " "); len(p) > 0 && (isDigit(p[len(p)-1]) || p[len(p)-1] == '$') {
+		return quantity{}, end, false
+	}
+	kind := byte('n')
+	if rest := text[end:min(len(text), end+10)]; currencyWordAfter(rest) {
+		kind = '$'
+	} else if r := strings.TrimLeft(rest, " "); scan.HasPrefixFold(r, "percent") || scan.HasPrefixFold(r, "per cent") || strings.HasPrefix(rest, "%") {
+		kind = '%'
+	}
+	tol := 0.0
+	if v >= 1000 {
+		tol = 0.05 * v
+	}
+	at := approxTol(text[:st], v)
+	return quantity{span: scan.Span{Start: st, End: end}, value: v, kind: kind, word: true, c0: -1, tol: max(tol, at), hedged: at > 0}, end, true
 }
 
 func currencyWordAfter(s string) bool {
