@@ -422,7 +422,7 @@ func (s *state) newRestriction(answer string) (Evidence, bool) {
 func (s *state) restrictsNear(answer, kind string, at int) bool {
 	near := s.nearRestriction(kind)
 	k := sort.Search(len(s.atoks), func(k int) bool { return s.atoks[k].start >= at })
-	for n := 0; n < 2 && k < len(s.atoks) && !clauseGapAt(answer, at, s.atoks[k].start); n, k = n+1, k+1 {
+	for n := 0; n < 2 && k < len(s.atoks) && !breakBetween(answer, at, s.atoks[k].start); n, k = n+1, k+1 {
 		if _, ok := slices.BinarySearch(near, s.atoks[k].id); ok {
 			return true
 		}
@@ -463,16 +463,6 @@ func (s *state) nearRestriction(kind string) []int32 {
 	ids = slices.Compact(ids)
 	s.restrNear[kind] = ids
 	return ids
-}
-
-// clauseGapAt: text[a:b] holds a clause break.
-func clauseGapAt(text string, a, b int) bool {
-	for i := a; i < b; i++ {
-		if clausePunct[text[i]] {
-			return true
-		}
-	}
-	return false
 }
 
 // prevWord returns the word of the lower-case text l that ends before
