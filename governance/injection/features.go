@@ -1932,9 +1932,7 @@ func decodeReversed(norm string, named bool) string {
 	for st > 0 && !utf8.RuneStart(norm[st]) {
 		st--
 	}
-	for en < len(norm) && !utf8.RuneStart(norm[en]) {
-		en++
-	}
+	en = runeStartFrom(norm, en)
 	seg := norm[st:en]
 	if reversedEnglish(seg) < 3 {
 		return ""

@@ -383,10 +383,7 @@ const windowSignalBudget = 8
 func cutAfter(text string, i int) int {
 	for lim := min(len(text), i+32); i < lim && text[i] != ' ' && text[i] != '\n'; i++ {
 	}
-	for i < len(text) && !utf8.RuneStart(text[i]) {
-		i++
-	}
-	return i
+	return runeStartFrom(text, i)
 }
 
 // floor maps the model's probability p of a text with signals sig to its
