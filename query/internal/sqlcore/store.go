@@ -558,6 +558,15 @@ func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, 
 	sums := map[usageKey]*usageSum{}
 	appMode := map[[2]string]string{}
 	var order []usageKey
+	sum := func(k usageKey) *usageSum {
+		u := sums[k]
+		if u == nil {
+			u = &usageSum{}
+			sums[k] = u
+			order = append(order, k)
+		}
+		return u
+	}
 	var (
 		lastDay int64
 		dayStr  string // the UTC date of lastDay: rows of a chunk share a day or two
@@ -596,24 +605,14 @@ func (s *Store) addUsage(ctx context.Context, q Querier, rows []query.TraceRow, 
 			lastDay, dayStr = d, r.Trace.ReceivedAt.UTC().Format("2006-01-02")
 		}
 		key := usageKey{r.OrgID, r.AppID, dayStr, mode}
-		u := sums[key]
-		if u == nil {
-			u = &usageSum{}
-			sums[key] = u
-			order = append(order, key)
-		}
+		u := sum(key)
 		u.requests++
 		u.prompt += r.Trace.PromptTokens
 		u.completion += r.Trace.CompletionTokens
 		if mode == query.AppModeVerify {
 			if p, c := regenerateUsage(r.Trace.Metadata); p+c > 0 {
 				key.mode = query.AppModeFullControl
-				u := sums[key]
-				if u == nil {
-					u = &usageSum{}
-					sums[key] = u
-					order = append(order, key)
-				}
+				u := sum(key)
 				u.prompt += p
 				u.completion += c
 			}
