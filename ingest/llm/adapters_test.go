@@ -2,12 +2,14 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,6 +85,53 @@ func TestRetryPolicy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestErrorMessage: every adapter, answering and streaming, echoes only the
+// vendor's own error message (OpenAI's shape, or Bedrock's top-level
+// "message"), cut to 300 bytes at a rune start, and a generic one naming
+// the status when the body has none; the rest of the body is not echoed.
+func TestErrorMessage(t *testing.T) {
+	long := strings.Repeat("a", 299) + "é and more"
+	for _, tt := range []struct {
+		name, body, want string
+	}{
+		{"openai shape", `{"error":{"message":"model not found","param":"sk-quoted"}}`, "model not found"},
+		{"bedrock shape", `{"message":"The security token included in the request is invalid.","__type":"sk-quoted"}`, "The security token included in the request is invalid."},
+		{"long", `{"error":{"message":"` + long + `"}}`, strings.Repeat("a", 299)},
+		{"no message", `{"detail":"sk-quoted"}`, "the upstream LLM answered HTTP 404"},
+		{"not JSON", `<html>sk-quoted</html>`, "the upstream LLM answered HTTP 404"},
+	} {
+		for _, ad := range adapters {
+			for _, stream := range []bool{false, true} {
+				t.Run(tt.name+"/"+ad.name+"/stream="+strconv.FormatBool(stream), func(t *testing.T) {
+					srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						w.WriteHeader(http.StatusNotFound)
+						_, _ = w.Write([]byte(tt.body))
+					}))
+					defer srv.Close()
+					err := call(context.Background(), ad.new(llm.Config{BaseURL: srv.URL}), stream, ad.cred)
+					var le *llm.Error
+					require.True(t, errors.As(err, &le), "%v", err)
+					require.Equal(t, http.StatusNotFound, le.Status)
+					require.Equal(t, tt.want, le.Message)
+				})
+			}
+		}
+	}
+}
+
+// TestParseToolCalls: an assistant message's OpenAI tool_calls as the other
+// vendors take them; arguments that are not JSON become an empty object.
+func TestParseToolCalls(t *testing.T) {
+	calls, err := llm.ParseToolCalls(json.RawMessage(`[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}},{"id":"c2","function":{"name":"g","arguments":"not json"}}]`))
+	require.NoError(t, err)
+	require.Equal(t, []llm.ToolCall{
+		{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"x":1}`)},
+		{ID: "c2", Name: "g", Arguments: json.RawMessage(`{}`)},
+	}, calls)
+	_, err = llm.ParseToolCalls(json.RawMessage(`{"id":"c1"}`))
+	require.ErrorContains(t, err, "tool_calls")
 }
 
 // eventFrame is one Bedrock ConverseStream event in the

@@ -6,6 +6,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Vendor values of the chat API's `provider` field (DESIGN.md section 5).
@@ -234,6 +236,74 @@ func TransportError(ctx context.Context, err error) *Error {
 		return &Error{Status: http.StatusGatewayTimeout, Type: ErrTimeout, Message: "the upstream LLM did not answer in time"}
 	}
 	return &Error{Status: http.StatusBadGateway, Type: ErrNetwork, Message: "cannot reach the upstream LLM"}
+}
+
+// maxErrorMessage bounds the vendor message StatusError echoes.
+const maxErrorMessage = 300
+
+// StatusError is the *Error of a vendor's error answer (status >= 400). It
+// reads at most 1 MiB of res's body (the caller closes it) and echoes only
+// the vendor's own message ({"error":{"message"}} of OpenAI, Azure,
+// Anthropic and Google; {"message"} of Bedrock), cut to 300 bytes: the rest
+// of an error body may quote the request.
+func StatusError(res *http.Response) *Error {
+	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	var e struct {
+		Message string `json:"message"`
+		Error   struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := fmt.Sprintf("the upstream LLM answered HTTP %d", res.StatusCode)
+	if json.Unmarshal(raw, &e) == nil {
+		if m := cmp.Or(e.Error.Message, e.Message); m != "" {
+			msg = cutUTF8(m, maxErrorMessage)
+		}
+	}
+	return &Error{Status: res.StatusCode, Type: ErrStatus, Message: msg}
+}
+
+// cutUTF8 is s cut to at most n bytes, at a rune start.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// ToolCall is one item of an assistant message's OpenAI tool_calls.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Arguments is the call's arguments as JSON; {} when the caller's
+	// text was not valid JSON, since the other vendors take an object.
+	Arguments json.RawMessage
+}
+
+// ParseToolCalls decodes an assistant message's tool_calls.
+func ParseToolCalls(raw json.RawMessage) ([]ToolCall, error) {
+	var calls []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &calls); err != nil {
+		return nil, fmt.Errorf("tool_calls: %w", err)
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		args := json.RawMessage(c.Function.Arguments)
+		if !json.Valid(args) {
+			args = json.RawMessage(`{}`)
+		}
+		out[i] = ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: args}
+	}
+	return out, nil
 }
 
 // maxAnswer bounds a non-streamed answer's body.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -100,22 +99,12 @@ func body(req llm.Request, stream bool) ([]byte, error) {
 				blocks = append(blocks, block{Type: "text", Text: m.Content})
 			}
 			if len(m.ToolCalls) > 0 {
-				var calls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				}
-				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+				calls, err := llm.ParseToolCalls(m.ToolCalls)
+				if err != nil {
 					return nil, err
 				}
 				for _, c := range calls {
-					in := json.RawMessage(c.Function.Arguments)
-					if !json.Valid(in) {
-						in = json.RawMessage(`{}`)
-					}
-					blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Function.Name, Input: in})
+					blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: c.Arguments})
 				}
 			}
 			w.Messages = appendTurn(w.Messages, "assistant", blocks...)
@@ -281,18 +270,7 @@ func (a *Adapter) post(ctx context.Context, body []byte, cred llm.Credentials, s
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
-		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		// Only the error's message is echoed, nothing else of the body.
-		var e struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		msg := "the upstream LLM answered HTTP " + http.StatusText(res.StatusCode)
-		if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-			msg = e.Error.Message
-		}
-		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, llm.StatusError(res)
 	}
 	return res, nil
 }

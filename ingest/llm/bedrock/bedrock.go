@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -93,22 +92,12 @@ func Body(req llm.Request) ([]byte, error) {
 				add("assistant", content{Text: m.Content})
 			}
 			if len(m.ToolCalls) > 0 {
-				var calls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				}
-				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+				calls, err := llm.ParseToolCalls(m.ToolCalls)
+				if err != nil {
 					return nil, err
 				}
 				for _, c := range calls {
-					in := json.RawMessage(c.Function.Arguments)
-					if !json.Valid(in) {
-						in = json.RawMessage(`{}`)
-					}
-					add("assistant", content{ToolUse: &toolUse{ToolUseID: c.ID, Name: c.Function.Name, Input: in}})
+					add("assistant", content{ToolUse: &toolUse{ToolUseID: c.ID, Name: c.Name, Input: c.Arguments}})
 				}
 			}
 		default:
@@ -259,16 +248,7 @@ func (a *Adapter) post(ctx context.Context, model, op string, body []byte, keys 
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
-		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		// Only the error's message is echoed, nothing else of the body.
-		var e struct {
-			Message string `json:"message"`
-		}
-		msg := "the upstream LLM answered HTTP " + http.StatusText(res.StatusCode)
-		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
-			msg = e.Message
-		}
-		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, llm.StatusError(res)
 	}
 	return res, nil
 }

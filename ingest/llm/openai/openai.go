@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -117,8 +115,7 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 400 {
-		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return llm.Response{}, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
+		return llm.Response{}, llm.StatusError(res)
 	}
 	raw, err := llm.ReadAnswer(ctx, res.Body)
 	if err != nil {
@@ -138,22 +135,4 @@ func (a *Adapter) once(ctx context.Context, model string, body []byte, cred llm.
 		out.ToolCalls = c.Message.ToolCalls
 	}
 	return out, nil
-}
-
-// upstreamMessage extracts OpenAI's {"error":{"message"}} without echoing
-// anything else (the body could quote the key in some proxies).
-func upstreamMessage(raw []byte, status int) string {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-		m := e.Error.Message
-		if len(m) > 300 {
-			m = m[:300]
-		}
-		return m
-	}
-	return fmt.Sprintf("the upstream LLM answered HTTP %d", status)
 }

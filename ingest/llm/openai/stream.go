@@ -60,8 +60,7 @@ func (a *Adapter) open(ctx context.Context, model string, body []byte, cred llm.
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
-		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: upstreamMessage(raw, res.StatusCode)}
+		return nil, llm.StatusError(res)
 	}
 	return res, nil
 }

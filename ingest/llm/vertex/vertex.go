@@ -91,15 +91,6 @@ type functionDeclaration struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// openAICall is one entry of an OpenAI assistant message's tool_calls.
-type openAICall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
 // Body translates req to a generateContent request. OpenAI tools become
 // functionDeclarations; an assistant's tool_calls become functionCall parts
 // of a model turn; a tool message becomes a functionResponse part of a user
@@ -131,17 +122,13 @@ func Body(req llm.Request) ([]byte, error) {
 				add("model", part{Text: m.Content})
 			}
 			if len(m.ToolCalls) > 0 {
-				var calls []openAICall
-				if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
-					return nil, fmt.Errorf("vertex: tool_calls: %w", err)
+				calls, err := llm.ParseToolCalls(m.ToolCalls)
+				if err != nil {
+					return nil, fmt.Errorf("vertex: %w", err)
 				}
 				for _, c := range calls {
-					args := json.RawMessage(c.Function.Arguments)
-					if !json.Valid(args) {
-						args = json.RawMessage(`{}`)
-					}
-					callNames[c.ID] = c.Function.Name
-					add("model", part{FunctionCall: &functionCall{Name: c.Function.Name, Args: args}})
+					callNames[c.ID] = c.Name
+					add("model", part{FunctionCall: &functionCall{Name: c.Name, Args: c.Arguments}})
 				}
 			}
 		case "tool":
@@ -336,18 +323,7 @@ func (a *Adapter) post(ctx context.Context, u string, body []byte, token string)
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
-		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		// Only the error's message is echoed, nothing else of the body.
-		var e struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		msg := "the upstream LLM answered HTTP " + http.StatusText(res.StatusCode)
-		if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-			msg = e.Error.Message
-		}
-		return nil, &llm.Error{Status: res.StatusCode, Type: llm.ErrStatus, Message: msg}
+		return nil, llm.StatusError(res)
 	}
 	return res, nil
 }
