@@ -2,8 +2,8 @@ package llm_test
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"net/http"
