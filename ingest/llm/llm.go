@@ -283,6 +283,32 @@ type ToolCall struct {
 	Arguments json.RawMessage
 }
 
+// Tool is one function of a request's OpenAI tools array.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema; empty when the caller gave none
+}
+
+// ParseTools decodes a request's OpenAI tools array.
+func ParseTools(raw json.RawMessage) ([]Tool, error) {
+	var tools []struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	out := make([]Tool, len(tools))
+	for i, t := range tools {
+		out[i] = Tool(t.Function)
+	}
+	return out, nil
+}
+
 // ParseToolCalls decodes an assistant message's tool_calls.
 func ParseToolCalls(raw json.RawMessage) ([]ToolCall, error) {
 	var calls []struct {

@@ -114,22 +114,16 @@ func body(req llm.Request, stream bool) ([]byte, error) {
 	}
 	w.System = strings.Join(system, "\n\n")
 	if len(req.Tools) > 0 {
-		var tools []struct {
-			Function struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(req.Tools, &tools); err != nil {
+		tools, err := llm.ParseTools(req.Tools)
+		if err != nil {
 			return nil, err
 		}
 		for _, t := range tools {
-			schema := t.Function.Parameters
+			schema := t.Parameters
 			if len(schema) == 0 {
 				schema = json.RawMessage(`{"type":"object"}`)
 			}
-			w.Tools = append(w.Tools, tool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schema})
+			w.Tools = append(w.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 		}
 	}
 	if err := params(&w, req); err != nil {

@@ -112,25 +112,19 @@ func Body(req llm.Request) ([]byte, error) {
 		ic["temperature"] = *req.Temperature
 	}
 	if len(req.Tools) > 0 {
-		var tools []struct {
-			Function struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(req.Tools, &tools); err != nil {
+		tools, err := llm.ParseTools(req.Tools)
+		if err != nil {
 			return nil, err
 		}
 		var specs []any
 		for _, t := range tools {
-			schema := t.Function.Parameters
+			schema := t.Parameters
 			if len(schema) == 0 {
 				schema = json.RawMessage(`{"type":"object"}`)
 			}
-			spec := map[string]any{"name": t.Function.Name, "inputSchema": map[string]any{"json": schema}}
-			if t.Function.Description != "" {
-				spec["description"] = t.Function.Description
+			spec := map[string]any{"name": t.Name, "inputSchema": map[string]any{"json": schema}}
+			if t.Description != "" {
+				spec["description"] = t.Description
 			}
 			specs = append(specs, map[string]any{"toolSpec": spec})
 		}

@@ -148,15 +148,13 @@ func Body(req llm.Request) ([]byte, error) {
 		w.SystemInstruction = &turn{Role: "system", Parts: system}
 	}
 	if len(req.Tools) > 0 {
-		var tools []struct {
-			Function functionDeclaration `json:"function"`
-		}
-		if err := json.Unmarshal(req.Tools, &tools); err != nil {
-			return nil, fmt.Errorf("vertex: tools: %w", err)
+		tools, err := llm.ParseTools(req.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("vertex: %w", err)
 		}
 		decls := make([]functionDeclaration, len(tools))
 		for i, t := range tools {
-			decls[i] = t.Function
+			decls[i] = functionDeclaration(t)
 		}
 		w.Tools = []any{map[string]any{"functionDeclarations": decls}}
 	}
