@@ -113,22 +113,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return res, err
 	}
-	cleanup, err := prepareDir(&cfg)
+	srv, c, stop, err := launch(ctx, &cfg, "events")
 	if err != nil {
 		return res, err
 	}
-	defer cleanup()
-	srv, err := startServer(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	defer srv.stop()
-
-	c := &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}}
-	if err := c.setup(ctx); err != nil {
-		return res, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
-	}
+	defer stop()
 	cfg.Logger.Info("bench: server ready", "url", srv.url, "data_dir", cfg.DataDir)
 
 	if err := throughput(ctx, cfg, c, &res); err != nil {
@@ -292,6 +281,28 @@ type server struct {
 	logPath string
 	done    chan struct{}
 	others  []*server // stopped after this one (split topology)
+}
+
+// launch prepares cfg's data directory, starts the server and signs up a
+// client with an application of mode; stop ends the server and removes the
+// directory unless cfg.Keep.
+func launch(ctx context.Context, cfg *Config, mode string) (srv *server, c *client, stop func(), err error) {
+	cleanup, err := prepareDir(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if srv, err = startServer(ctx, *cfg); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	stop = func() { srv.stop(); cleanup() }
+	c = &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}}
+	if err := c.setupMode(ctx, mode); err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
+	}
+	return srv, c, stop, nil
 }
 
 // prepareDir defaults cfg.Binary to this executable and cfg.DataDir to a new
@@ -496,8 +507,6 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, hdr m
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
 }
-
-func (c *client) setup(ctx context.Context) error { return c.setupMode(ctx, "events") }
 
 // setupMode signs up and creates one application of the given mode.
 func (c *client) setupMode(ctx context.Context, mode string) error {

@@ -56,21 +56,11 @@ func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return res, err
 	}
-	cleanup, err := prepareDir(&cfg)
+	srv, c, stop, err := launch(ctx, &cfg, "verify")
 	if err != nil {
 		return res, err
 	}
-	defer cleanup()
-	srv, err := startServer(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	defer srv.stop()
-	c := &client{base: srv.url, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}}
-	if err := c.setupMode(ctx, "verify"); err != nil {
-		return res, fmt.Errorf("%w (server log: %s)", err, srv.logPath)
-	}
+	defer stop()
 	body, na, nt := verifyBody()
 	res.AnswerBytes, res.ToolBytes = na, nt
 
