@@ -555,10 +555,8 @@ func (s *Server) postChat(c echo.Context) error {
 	if resp.Governance != governance.ActionAllow {
 		resp.Stage = string(governance.StagePost)
 	}
-	resp.PolicyHits = findings
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
-	resp.Matches = matches(findings)
-	resp.RiskScore = governance.RiskScore(findings)
+	settleFindings(&resp, findings)
 	if len(tools.calls) > 0 {
 		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer
@@ -631,6 +629,42 @@ func chatReasons(rs []governance.Reason) []chatReason {
 		out = append(out, chatReason{Policy: r.Policy, Severity: string(r.Severity), Stage: string(st)})
 	}
 	return out
+}
+
+// settleFindings sets the members an answer derives from all of its
+// findings and reasons (chatDecision saw one stage's): policy_hits, matches,
+// risk_score, and form B's confidence (1 - risk_score) and policy (the
+// strongest reason's), so that the two forms never disagree (spec 4.3).
+func settleFindings(resp *chatResponse, findings []governance.Finding) {
+	resp.PolicyHits = findings
+	resp.Matches = matches(findings)
+	resp.RiskScore = governance.RiskScore(findings)
+	resp.Confidence = fmt.Sprintf("%.2f", 1-resp.RiskScore)
+	resp.Policy = strongestPolicy(resp.Reasons, findings)
+}
+
+// strongestPolicy is the policy of the reason whose finding drew the
+// strongest action (the first of equals), or "" without reasons. A reason
+// with no finding of its own (the withheld answer of a regenerate) counts
+// as the weakest.
+func strongestPolicy(reasons []chatReason, findings []governance.Finding) string {
+	best, bestWeight := "", -1
+	for _, r := range reasons {
+		w := 0
+		for _, f := range findings {
+			st := f.Stage
+			if st == governance.StageTool { // reasons name it pre-flight (chatReasons)
+				st = governance.StagePre
+			}
+			if f.Policy == r.Policy && string(st) == r.Stage {
+				w = max(w, f.Action.Weight())
+			}
+		}
+		if w > bestWeight {
+			best, bestWeight = r.Policy, w
+		}
+	}
+	return best
 }
 
 func matches(f []governance.Finding) []string {

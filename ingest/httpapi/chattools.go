@@ -143,13 +143,6 @@ func mergeToolCheck(resp *chatResponse, findings []governance.Finding, tc toolCh
 	} else {
 		resp.Reasons = append(resp.Reasons, tc.reasons...)
 	}
-	resp.Policy = ""
-	if len(resp.Reasons) > 0 {
-		resp.Policy = resp.Reasons[0].Policy
-	}
-	resp.PolicyHits = findings
-	resp.Matches = matches(findings)
-	resp.RiskScore = governance.RiskScore(findings)
-	resp.Confidence = fmt.Sprintf("%.2f", 1-resp.RiskScore)
+	settleFindings(resp, findings)
 	return findings
 }
