@@ -499,6 +499,9 @@ func (s *Server) postChat(c echo.Context) error {
 	var tools toolCheck
 	var answer string
 	regenerated := false
+	// triggered: the reasons of the first withheld answer, which say why a
+	// regenerated answer was asked for (as on Verify).
+	var triggered []chatReason
 	for attempt := 0; ; attempt++ {
 		canRegen := attempt < MaxRegenerations
 		out, err := s.complete(c.Request().Context(), lc, llmReq)
@@ -529,10 +532,16 @@ func (s *Server) postChat(c echo.Context) error {
 		switch {
 		case post.Governance == governance.ActionBlock || tools.governance == governance.ActionBlock:
 		case post.Governance == governance.ActionRegenerate:
+			if !regenerated {
+				triggered = chatReasons(post.Reasons)
+			}
 			llmReq.Messages = regenerateTurns(llmReq.Messages, answer, post)
 			regenerated = true
 			continue
 		case tools.governance == governance.ActionRegenerate:
+			if !regenerated {
+				triggered = tools.reasons
+			}
 			// The withheld call's arguments are not sent back to the LLM.
 			msgs := slices.Clone(llmReq.Messages)
 			if strings.TrimSpace(answer) != "" {
@@ -556,7 +565,15 @@ func (s *Server) postChat(c echo.Context) error {
 		resp.Stage = string(governance.StagePost)
 	}
 	resp.Reasons = chatReasons(append(pre.Reasons, post.Reasons...))
+	if resp.Governance == governance.ActionRegenerate {
+		// The delivered answer passed: the withheld one's reasons say why
+		// it was replaced (spec 4.3 reasons; Verify does the same).
+		resp.Reasons = append(slices.Clone(triggered), resp.Reasons...)
+	}
 	settleFindings(&resp, findings)
+	if resp.Governance == governance.ActionRegenerate && len(triggered) > 0 {
+		resp.Policy = triggered[0].Policy // the withheld answer's findings are not the delivered answer's hits
+	}
 	if len(tools.calls) > 0 {
 		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer

@@ -77,6 +77,8 @@ func TestChatResponseForms(t *testing.T) {
 		{"pre-flight rewrite, answer allowed", []map[string]any{rulePrePIIRewrite}, []llmfake.Reply{{Content: "Noted."}}, "my mail is jane@example.com", "allow", "", false, "pii.email"},
 		{"pre-flight rewrite, post-flight block", []map[string]any{rulePrePIIRewrite, ruleSecretsBlock}, []llmfake.Reply{{Content: "key AKIAIOSFODNN7EXAMPLF"}},
 			"my mail is jane@example.com", "block", "post-flight", false, "secrets.aws_access_key_id"},
+		{"regenerate", []map[string]any{rulePostPIIRegen}, []llmfake.Reply{{Content: "Mail jane.doe@example.com"}, {Content: "Use the contact form."}},
+			"contact?", "regenerate", "post-flight", false, "pii.email"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
