@@ -434,3 +434,35 @@ func TestChatCompletionsStream(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyBadBody: a body the proxy cannot read is a 400 {ok:false, error}
+// whose message names the problem (docs/api.md: errors name the field and
+// the rule; DESIGN.md 8: a clear message), and leaves an error trace;
+// nothing is forwarded.
+func TestProxyBadBody(t *testing.T) {
+	pe := newProxyEnv(t, "")
+	tests := []struct {
+		name, body, msg string
+	}{
+		{"empty", "", "the body is empty"},
+		{"not JSON", "hello", "invalid JSON at byte 1"},
+		{"not an object", `["hi"]`, "expected an object, got array"},
+		{"invalid UTF-8", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", "not valid UTF-8"},
+		{"stream not a boolean", `{"model":"m","stream":"yes","messages":[]}`, "stream must be a boolean"},
+		{"messages not an array", `{"model":"m","messages":"hi"}`, "messages must be an array of message objects"},
+		{"model not a string", `{"model":5,"messages":[]}`, "model must be a string"},
+		{"role not a string", `{"model":"m","messages":[{"role":1,"content":"x"}]}`, "messages[].role must be a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := pe.call(tt.body)
+			m := requireError(t, r, http.StatusBadRequest)
+			require.Contains(t, m["error"], "the body must be a JSON chat-completions request")
+			require.Contains(t, m["error"], tt.msg)
+			tr := pe.traceOf(t, r)
+			require.Equal(t, "error", tr.Status)
+			require.Contains(t, string(tr.Metadata), `"http_status":400`)
+		})
+	}
+	require.Empty(t, pe.fake.Received(), "nothing was forwarded")
+}

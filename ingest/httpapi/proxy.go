@@ -100,6 +100,36 @@ func decodeRequest(body []byte, pr *proxyRequest) (fast, ok bool) {
 	return false, json.Unmarshal(body, pr) == nil
 }
 
+// proxyBodyFields are the members the proxy reads, with the type each must
+// have, for the message of a body it cannot read.
+var proxyBodyFields = map[string]string{"model": "a string", "stream": "a boolean",
+	"messages": "an array of message objects", "messages.role": "a string"}
+
+// proxyBodyProblem says why decodeRequest refused body, naming the member
+// and the rule where there is one (docs/api.md: errors name the field).
+func proxyBodyProblem(body []byte) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "the body is empty"
+	}
+	if !utf8.Valid(body) {
+		return "the body is not valid UTF-8"
+	}
+	var pr proxyRequest
+	err := json.Unmarshal(body, &pr)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		name := strings.Replace(te.Field, "messages.", "messages[].", 1)
+		if want, ok := proxyBodyFields[te.Field]; ok {
+			return fmt.Sprintf("%s must be %s", name, want)
+		}
+		return fmt.Sprintf("%s has the wrong type (%s)", name, te.Value)
+	}
+	if err == nil { // cannot happen: decodeRequest accepted what json.Unmarshal accepts
+		return "unreadable"
+	}
+	return jsonProblem(err)
+}
+
 // contentEdits redacts message i's content in the request body: a string
 // content becomes redacted (the policy's redaction of its text); an array
 // of parts has each part's text redacted on its own (the parts' text joined
@@ -235,7 +265,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 	}
 	fast, ok := decodeRequest(body, &pr)
 	if !ok {
-		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request"))
+		return reject(fail(http.StatusBadRequest, "the body must be a JSON chat-completions request: %s", proxyBodyProblem(body)))
 	}
 	if !fast && mode != modeObserve {
 		// encoding/json reads {"content":"…","Content":"…"} as the last
