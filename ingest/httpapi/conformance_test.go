@@ -466,3 +466,78 @@ func TestProxyBadBody(t *testing.T) {
 	}
 	require.Empty(t, pe.fake.Received(), "nothing was forwarded")
 }
+
+// TestChatModelRequirement: DESIGN.md 5 makes model required unless the
+// application has a default model; with a default, a request may leave it
+// out (the default is used) or repeat it (spec 4.3: it must match).
+func TestChatModelRequirement(t *testing.T) {
+	ce := newChatEnv(t)
+	bare := ce.createApp(ce.acct, map[string]any{"name": "no-model", "mode": "full_control", "provider": "openai"})
+	tests := []struct {
+		name  string
+		key   string
+		body  map[string]any
+		code  int
+		model string // sent to the LLM
+	}{
+		{"no default, no model", bare.Key, map[string]any{"prompt": "hi"}, http.StatusBadRequest, ""},
+		{"no default, a model", bare.Key, map[string]any{"prompt": "hi", "model": "gpt-4o"}, http.StatusOK, "gpt-4o"},
+		{"default, no model", ce.app.Key, map[string]any{"prompt": "hi"}, http.StatusOK, "gpt-4o-mini"},
+		{"default, the same model", ce.app.Key, map[string]any{"prompt": "hi", "model": "gpt-4o-mini"}, http.StatusOK, "gpt-4o-mini"},
+		{"default, another model", ce.app.Key, map[string]any{"prompt": "hi", "model": "gpt-4o"}, http.StatusBadRequest, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(ce.fake.Received())
+			r := ce.do("POST", "/v1/chat", tt.body, "X-API-Key", tt.key)
+			if tt.code != http.StatusOK {
+				m := requireError(t, r, tt.code)
+				require.Contains(t, m["error"], "model")
+				require.Len(t, ce.fake.Received(), before, "the LLM is not called")
+				return
+			}
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			require.Equal(t, tt.model, r.JSON(t)["model"])
+			var sent map[string]any
+			require.NoError(t, json.Unmarshal(ce.fake.Received()[before], &sent))
+			require.Equal(t, tt.model, sent["model"])
+		})
+	}
+}
+
+// TestVerifyTraceFields: the Verify decision's trace (spec 4.2: the request
+// and decision are recorded) has the answer's policy_hits, its timing and
+// the status of spec 3 for each decision.
+func TestVerifyTraceFields(t *testing.T) {
+	e := newEnv(t)
+	app := e.verifyApp(e.signup("vt@example.com"))
+	for _, tc := range []struct {
+		answer, status, decision string
+	}{
+		{"Refunds within 30 days.", "ok", "allow"},
+		{"Write to jane.doe@example.com.", "rewritten", "rewrite"},
+		{"key AKIAIOSFODNN7EXAMPLF", "blocked", "block"},
+	} {
+		t.Run(tc.decision, func(t *testing.T) {
+			e.log.reset()
+			r := e.postVerify(app.Key, map[string]any{"answer": tc.answer}, "X-Session-Id", "s-9")
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			m := r.JSON(t)
+			tr := e.log.all()[0].Trace
+			require.Equal(t, []string{tc.status, tc.decision, "sdk", "s-9"}, []string{tr.Status, tr.FinalDecision, tr.Mode, tr.SessionID})
+			require.NotNil(t, tr.FinishedAt)
+			require.NotNil(t, tr.LatencyMs)
+			require.NotNil(t, tr.RiskScore)
+			require.InDelta(t, m["risk_score"], *tr.RiskScore, 1e-9)
+			var policies []string
+			for _, h := range tr.PolicyHits {
+				policies = append(policies, h.Policy)
+			}
+			var answered []string
+			for _, h := range m["policy_hits"].([]any) {
+				answered = append(answered, h.(map[string]any)["policy"].(string))
+			}
+			require.Equal(t, answered, policies, "the trace's policy_hits are the answer's")
+		})
+	}
+}
