@@ -141,13 +141,16 @@ func TestVerifyResponseTypes(t *testing.T) {
 	e := newEnv(t)
 	app := e.verifyApp(e.signup("types@example.com"))
 	tests := []struct {
-		name string
-		body map[string]any
+		name     string
+		body     map[string]any
+		mismatch string // every value of spec 2's mismatch_type
 	}{
-		{"allow", map[string]any{"answer": "Refunds within 30 days."}},
-		{"rewrite", map[string]any{"answer": "Write to jane.doe@example.com."}},
-		{"block", map[string]any{"answer": "key AKIAIOSFODNN7EXAMPLF"}},
-		{"numeric mismatch", map[string]any{"answer": "Revenue grew 15% in 2024.", "tool_result": "In 2024 revenue grew 12%."}},
+		{"allow", map[string]any{"answer": "Refunds within 30 days."}, "none"},
+		{"rewrite", map[string]any{"answer": "Write to jane.doe@example.com."}, "none"},
+		{"block", map[string]any{"answer": "key AKIAIOSFODNN7EXAMPLF"}, "none"},
+		{"numeric mismatch", map[string]any{"answer": "Revenue grew 15% in 2024.", "tool_result": "In 2024 revenue grew 12%."}, "numeric"},
+		{"contradiction", map[string]any{"answer": "The product is not waterproof.", "tool_result": "The product is waterproof."}, "contradiction"},
+		{"unsupported", map[string]any{"answer": "The CEO of Acme is Jane Smith.", "tool_result": "Acme sells rockets. Its CFO is Bob Lee."}, "unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +160,7 @@ func TestVerifyResponseTypes(t *testing.T) {
 			requireJSONTypes(t, m, map[string]string{"ok": "boolean", "request_id": "string", "answer": "string", "answer_changed": "boolean",
 				"governance": "string", "mismatch_type": "string", "policy_hits": "array", "explanation": "object"})
 			require.Contains(t, []string{"allow", "rewrite", "regenerate", "block"}, m["governance"])
-			require.Contains(t, []string{"none", "numeric", "contradiction", "unsupported"}, m["mismatch_type"])
+			require.Equal(t, tt.mismatch, m["mismatch_type"])
 			require.Equal(t, m["answer"] != tt.body["answer"], m["answer_changed"])
 			require.Regexp(t, `^.{1,64}$`, m["request_id"], "a trace id is 1 to 64 characters (spec 2)")
 		})
