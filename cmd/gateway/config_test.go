@@ -38,6 +38,22 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, c.Validate())
 }
 
+// TestLoadConfigLLMTimeout: Full Control's LLM round trip waits 30 s by
+// default (spec 8's recommended client timeout), GATEWAY_LLM_TIMEOUT else.
+func TestLoadConfigLLMTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want time.Duration
+	}{
+		{map[string]string{}, 30 * time.Second},
+		{map[string]string{"GATEWAY_LLM_TIMEOUT": "45s"}, 45 * time.Second},
+	} {
+		c, err := loadConfig(envOf(tc.env))
+		require.NoError(t, err)
+		require.Equal(t, tc.want, c.LLMTimeout)
+	}
+}
+
 func TestLoadConfigErrors(t *testing.T) {
 	for name, env := range map[string]map[string]string{
 		"short master key":     {"GATEWAY_MASTER_KEY": "abcd"},

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -167,18 +168,43 @@ func TestVerifyResponseTypes(t *testing.T) {
 	}
 }
 
-// TestVerifyKeyHeaders: spec 4.2 and 5 accept the service key in X-API-Key
-// or as Authorization: Bearer.
-func TestVerifyKeyHeaders(t *testing.T) {
-	e := newEnv(t)
-	app := e.verifyApp(e.signup("hdr@example.com"))
-	for _, hdr := range [][]string{{"X-API-Key", app.Key}, {"Authorization", "Bearer " + app.Key}} {
-		t.Run(hdr[0], func(t *testing.T) {
-			r := e.do("POST", "/v1/verify", map[string]any{"answer": "ok"}, hdr...)
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			require.Equal(t, true, r.JSON(t)["ok"])
+// TestKeyHeaders: spec 4.2, 4.3 and 5 accept the service key in X-API-Key
+// or as Authorization: Bearer on /v1/verify and /v1/chat, and both need
+// Content-Type application/json (spec 4: all bodies are JSON; 415 else).
+func TestKeyHeaders(t *testing.T) {
+	ce := newChatEnv(t)
+	verify := ce.verifyApp(ce.acct)
+	tests := []struct {
+		path, key string
+		body      map[string]any
+	}{
+		{"/v1/verify", verify.Key, map[string]any{"answer": "ok"}},
+		{"/v1/chat", ce.app.Key, map[string]any{"prompt": "hi"}},
+	}
+	for _, tt := range tests {
+		for _, hdr := range [][]string{{"X-API-Key", tt.key}, {"Authorization", "Bearer " + tt.key}} {
+			t.Run(tt.path+" "+hdr[0], func(t *testing.T) {
+				r := ce.do("POST", tt.path, tt.body, hdr...)
+				require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+				require.Equal(t, true, r.JSON(t)["ok"])
+			})
+		}
+		t.Run(tt.path+" Content-Type", func(t *testing.T) {
+			for _, ct := range []string{"text/plain", ""} {
+				m := requireError(t, ce.do("POST", tt.path, tt.body, "X-API-Key", tt.key, "Content-Type", ct), http.StatusUnsupportedMediaType)
+				require.Contains(t, m["error"], "Content-Type must be application/json")
+			}
 		})
 	}
+}
+
+// TestTimeoutDefaults: the proxy's upstream wait (spec 8: exceeding it is a
+// 504) defaults to the 30 s the spec recommends for an LLM round trip, and
+// the upstream to DESIGN.md 3's https://api.openai.com/v1.
+func TestTimeoutDefaults(t *testing.T) {
+	e := newEnv(t)
+	require.Equal(t, 30*time.Second, e.srv.cfg.UpstreamTimeout)
+	require.Equal(t, "https://api.openai.com/v1", e.srv.cfg.UpstreamURL)
 }
 
 // blockReasonRe is the spec 4.1 svc_block.reason: the policy and a confidence.
