@@ -571,9 +571,6 @@ func (s *Server) postChat(c echo.Context) error {
 		resp.Reasons = append(slices.Clone(triggered), resp.Reasons...)
 	}
 	settleFindings(&resp, findings)
-	if resp.Governance == governance.ActionRegenerate && len(triggered) > 0 {
-		resp.Policy = triggered[0].Policy // the withheld answer's findings are not the delivered answer's hits
-	}
 	if len(tools.calls) > 0 {
 		findings = mergeToolCheck(&resp, findings, tools, pol.FallbackText())
 		final = *resp.Answer
@@ -583,6 +580,11 @@ func (s *Server) postChat(c echo.Context) error {
 		if !tools.opaque {
 			resp.toolCalls = tools.calls
 		}
+	}
+	if resp.Governance == governance.ActionRegenerate && len(triggered) > 0 {
+		// The withheld answer's findings are not the delivered answer's
+		// hits, so strongestPolicy cannot weigh them: they decided.
+		resp.Policy = triggered[0].Policy
 	}
 	resp.turn = &turn
 	return s.finishChat(c, app, tr, resp, findings, final)

@@ -80,6 +80,10 @@ func TestChatResponseForms(t *testing.T) {
 			"my mail is jane@example.com", "block", "post-flight", false, "secrets.aws_access_key_id"},
 		{"regenerate", []map[string]any{rulePostPIIRegen}, []llmfake.Reply{{Content: "Mail jane.doe@example.com"}, {Content: "Use the contact form."}},
 			"contact?", "regenerate", "post-flight", false, "pii.email"},
+		{"regenerate for a tool call", []map[string]any{rulePostPIIRegen}, []llmfake.Reply{
+			{ToolCalls: oneCall("call_1", "send_email", `{"to":"jane.doe@example.com"}`)},
+			{ToolCalls: oneCall("call_2", "send_email", `{"to":"the team"}`)}},
+			"mail it", "regenerate", "post-flight", false, "pii.email"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
