@@ -37,6 +37,7 @@ func secretsCorpus() []secretsCase {
 		alnum = up + "abcdefghijklmnopqrstuvwxyz0123456789"
 		hex   = "0123456789abcdef"
 		b64   = alnum + "+/"
+		lower = "abcdefghijklmnopqrstuvwxyz0123456789"
 		url   = alnum + "_-"
 	)
 	secretsFmt := []func() string{
@@ -128,6 +129,47 @@ func secretsCorpus() []secretsCase {
 		func() string { return "api_org_" + pick(up+"abcdefghijklmnopqrstuvwxyz", 34) },
 		func() string { return "lsv2_sk_" + pick(hex, 32) + "_" + pick(hex, 10) },
 		func() string { return "AWS_BEARER_TOKEN_BEDROCK=ABSKQmVkcm9ja0FQSUtleS0" + pick(b64, 128) + "=" },
+		// Stop 22: the prefixed formats of gitleaks' defaults left out before.
+		func() string {
+			k := pick(up+"0123456789", 32)
+			return "A3-" + k[:6] + "-" + k[6:17] + "-" + k[17:22] + "-" + k[22:27] + "-" + k[27:]
+		},
+		func() string { return "OP_SERVICE_ACCOUNT_TOKEN=ops_eyJ" + pick(b64, 300) },
+		func() string { return "p8e-" + pick(alnum, 32) },
+		func() string { return "AKCp" + pick(alnum, 69) },
+		func() string { return "cmVmd" + pick(alnum, 59) },
+		func() string {
+			return "sc_" + pick(lower, 12) + "." + pick(lower, 5) + ".acc_" + pick(lower, 20) + "." + pick(b64, 64)
+		},
+		func() string { return "4b1d" + pick(alnum, 38) },
+		func() string { return "CLOJARS_" + pick(lower, 60) },
+		func() string { return "v1.0-" + pick(hex, 24) + "-" + pick(hex, 146) },
+		func() string { return "dnkey-" + pick(url, 26) + "-" + pick(url, 52) },
+		func() string { return "duffel_live_" + pick(url, 43) },
+		func() string { return "dt0c01." + pick(up+"0123456789", 24) + "." + pick(alnum, 64) },
+		func() string { return "EZAK" + pick(alnum, 54) },
+		func() string { return "EAAC" + pick(alnum, 160) },
+		func() string { return "FLWSECK_TEST-" + pick(hex, 32) + "-X" },
+		func() string { return "fio-u-" + pick(url, 64) },
+		func() string { return "pat." + pick(url, 22) + "." + pick(alnum, 24) + "." + pick(alnum, 20) },
+		func() string { return "ico-" + pick(alnum, 32) },
+		func() string { return "s-s4t2af-" + pick(hex, 64) },
+		func() string { return pick(alnum, 6) + "_" + pick(alnum, 29) + "_mmk" },
+		func() string { return "API-" + pick(up+"0123456789", 26) },
+		func() string { return "sha256~" + pick(url, 43) },
+		func() string { return "pscale_tkn_" + pick(url, 43) },
+		func() string { return "pnu_" + pick(alnum, 36) },
+		func() string { return "rdme_" + pick(lower, 70) },
+		func() string { return "rubygems_" + pick(hex, 48) },
+		func() string { return "tk-us-" + pick(url, 48) },
+		func() string { return "sm_aat_" + pick(alnum, 16) },
+		func() string { return "shippo_test_" + pick(hex, 40) },
+		func() string { return "sgp_" + pick(hex, 16) + "_" + pick(hex, 40) },
+		func() string { return "tfp_" + pick(url, 59) },
+		func() string {
+			return "xoxo-" + pick("0123456789", 6) + "-" + pick("0123456789", 7) + "-" + pick("0123456789", 8) + "-" + pick(hex, 32)
+		},
+		func() string { return "sk_prod_" + pick(alnum, 24) },
 	}
 	frames := []string{
 		"Here is the config you asked for: %s",
@@ -196,6 +238,16 @@ func secretsCorpus() []secretsCase {
 		"OpenRouter keys begin with sk-or-v1- and Alibaba AccessKey IDs with LTAI; DELTAIRPORT is a code name.",
 		"LangSmith keys (lsv2_pt_...) replaced the legacy ls__ keys; HF org tokens were api_org_....",
 		"Bedrock API keys start with ABSKQmVkcm9ja0FQSUtleS (base64 of BedrockAPIKey-); set AWS_BEARER_TOKEN_BEDROCK=<your key>.",
+		"A 1Password Secret Key looks like A3-XXXXXX-XXXXXX-XXXXX-XXXXX-XXXXX-XXXXX; keep yours in the Emergency Kit.",
+		"Artifactory API keys start with AKCp and reference tokens with cmVmd; the OpenShift form is sha256~<43 characters>.",
+		"Release v1.0-rc.1 of the Mexico-based team's worker; the cat sat. on the mat.",
+		"Request 4b1d2c3e-5f60-4718-9a2b-3c4d5e6f7a8b was retried; see REST API-GATEWAY-ROUTES.",
+		"Keys: Prefect pnu_..., ReadMe rdme_..., RubyGems rubygems_..., PlanetScale pscale_pw_<your-password>.",
+		"Example Shippo key: shippo_test_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx (not a real one).",
+		"MaxMind license keys end in _mmk; the edition id is GeoLite2-City.",
+		"Dynatrace tokens have the form dt0c01.<public part>.<secret part>; Scalingo's start with tk-us-.",
+		"Hugs and kisses, xoxo-Jenny-and-the-whole-family",
+		"Facebook page tokens begin with EAAM or EAAC; Duffel test keys with duffel_test_.",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})
