@@ -1054,6 +1054,11 @@ type gateRef struct {
 	gate string // lower-cased when fold
 	rule int
 	fold bool
+	// second is the gate's second byte and mask 0x20 when it is a folded
+	// letter: text byte c can be it when c|mask == second. openAt tests it
+	// before anything else, so that the gates sharing a first byte with a
+	// common trigram ("sec", "pas", "API") cost a compare each, not a call.
+	second, mask byte
 }
 
 // gateTable lists, by the text byte a gate can start with, the gates that
@@ -1066,15 +1071,22 @@ var gateTable = func() (t [256][]gateRef) {
 	all := append(append([]rule(nil), rules...), highEntropyGate)
 	for i, r := range all {
 		for _, g := range r.gates {
+			if len(g) < 2 {
+				panic("secrets: gates need two bytes")
+			}
 			if r.foldGates {
 				g = strings.ToLower(g)
-				t[g[0]] = append(t[g[0]], gateRef{g, i, true})
+				ref := gateRef{gate: g, rule: i, fold: true, second: g[1]}
+				if g[1] >= 'a' && g[1] <= 'z' {
+					ref.mask = 0x20
+				}
+				t[g[0]] = append(t[g[0]], ref)
 				if c := g[0]; c >= 'a' && c <= 'z' {
-					t[c-'a'+'A'] = append(t[c-'a'+'A'], gateRef{g, i, true})
+					t[c-'a'+'A'] = append(t[c-'a'+'A'], ref)
 				}
 				continue
 			}
-			t[g[0]] = append(t[g[0]], gateRef{g, i, false})
+			t[g[0]] = append(t[g[0]], gateRef{gate: g, rule: i, second: g[1]})
 		}
 	}
 	return t
@@ -1094,9 +1106,6 @@ var gateTriples = func() (t [1 << 17 / 64]uint64) {
 	}
 	for _, refs := range gateTable {
 		for _, g := range refs {
-			if len(g.gate) < 2 {
-				panic("secrets: gates need two bytes")
-			}
 			k := uint64(g.gate[0]) | uint64(g.gate[1])<<8
 			if len(g.gate) >= 3 {
 				set(k | uint64(g.gate[2])<<16)
@@ -1180,8 +1189,9 @@ func asciiFolds(text string) bool {
 // openAt opens the rules of the gates that start at text[i]; folds: the
 // text asciiFolds.
 func openAt(text string, i int, folds bool, open *[maxRules]bool) {
+	c1 := text[i+1] // callers keep i+1 < len(text)
 	for _, g := range gateTable[text[i]] {
-		if open[g.rule] {
+		if c1|g.mask != g.second || open[g.rule] {
 			continue
 		}
 		if g.fold {
