@@ -170,6 +170,20 @@ func secretsCorpus() []secretsCase {
 			return "xoxo-" + pick("0123456789", 6) + "-" + pick("0123456789", 7) + "-" + pick("0123456789", 8) + "-" + pick(hex, 32)
 		},
 		func() string { return "sk_prod_" + pick(alnum, 24) },
+		func() string { return "TWITTER_CONSUMER_SECRET=" + pick(alnum, 50) },
+		func() string { return `facebookAppSecret: "` + pick(hex, 32) + `"` },
+		func() string { return "BITBUCKET_CLIENT_SECRET=" + pick(alnum, 32) },
+		func() string { return "DROPBOX_TOKEN=" + pick(alnum, 11) + "AAAAAAAAAA" + pick(url, 43) },
+		func() string {
+			return "HUBSPOT_API_KEY=" + strings.ToUpper(pick(hex, 8)+"-"+pick(hex, 4)+"-"+pick(hex, 4)+"-"+pick(hex, 4)+"-"+pick(hex, 12))
+		},
+		func() string { return "NETLIFY_AUTH_TOKEN=" + pick(url, 43) },
+		func() string { return "algolia_admin_key: " + pick(lower, 32) },
+		func() string { return "ZENDESK_API_TOKEN=" + pick(alnum, 40) },
+		func() string {
+			return "SNYK_TOKEN=" + pick(hex, 8) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 12)
+		},
+		func() string { return "SENTRY_AUTH_TOKEN=" + pick(hex, 64) },
 	}
 	frames := []string{
 		"Here is the config you asked for: %s",
@@ -248,6 +262,10 @@ func secretsCorpus() []secretsCase {
 		"Dynatrace tokens have the form dt0c01.<public part>.<secret part>; Scalingo's start with tk-us-.",
 		"Hugs and kisses, xoxo-Jenny-and-the-whole-family",
 		"Facebook page tokens begin with EAAM or EAAC; Duffel test keys with duffel_test_.",
+		"TWITTER_HANDLE=governance_gw and FACEBOOK_APP_ID=1234567890123456 are public.",
+		"SENTRY_DSN=https://4f1c2a9e8b7d6c5e4f3a2b1c0d9e8f7a@o1.ingest.sentry.io/1; snyk test --org=9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0",
+		"NETLIFY_SITE_ID=9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0 and HUBSPOT_PORTAL_ID=1234567 go in netlify.toml.",
+		"DROPBOX_FOLDER=/Apps/backup, ZENDESK_SUBDOMAIN=acme, ALGOLIA_APP_ID=ABCDE12345, BITBUCKET_WORKSPACE=my-team",
 	}
 	for _, n := range negatives {
 		out = append(out, secretsCase{n, false})

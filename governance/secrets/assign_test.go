@@ -106,8 +106,10 @@ func TestIdentMatchesEqualsFindAll(t *testing.T) {
 			irs = append(irs, identRule{r.id, r.need, r.re, r.anchored, r.gates})
 		}
 	}
-	require.Len(t, irs, 15)
+	require.Len(t, irs, 25)
 	frags := []string{"discord", "DISCORD_BOT", "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "pagerduty", "PagerDuty", "u+abcDEFghi-ab-1x2y3", "vercel", "VERCEL", "mistral", "Mistral", "Zq8mW3nT5vB7xC2kL9pR4sD6", "cohere", "CO_API_KEY", "co_api_key", "Zq8mW3nT5vB7xC2kL9pR4sD6fG1hJ0aYq8mW3nT5", "datadog", "DataDog", "DATADOG", "mailgun", "mailchimp", "telegram", "Telegram", "okta", "o\u212Ata", "cloudflare", "heroku", "HEROKU",
+		"twitter", "Twitter", "facebook", "FACEBOOK", "bitbucket", "dropbox", "hubspot", "netlify", "algolia", "zendesk", "snyk", "SNYK", "sentry", "Sentry",
+		"1234567890123456|", "AAAAAAAAAAAAAAAAAAAAAA", "1234567890123456789-",
 		"key-", "-us1", "123456789:", "AAH", "00", "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0", "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
 		"key", "Key", "KEY", "\u212Aey", "token", "Token", "secret", "Secret", "password", "Password", "PASSWORD",
 		"pass", "pwd", "credentials", "auth", "bearer", "api", "Api", "access", "db", "my", "monkey", "is",

@@ -209,6 +209,21 @@ var rules = []rule{
 	vendorRule("cloudflare_api_key", []string{"cloudflare"}, []string{"dflare"}, `[a-z0-9_\-]{40}|[a-f0-9]{37}`, "0-9a-zA-Z_-", 37, scan.SeverityCritical, 0),
 	vendorRule("heroku_api_key", []string{"heroku"}, []string{"oku"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, "0-9a-fA-F", 8, scan.SeverityCritical, 0),
 	vendorRule("cohere_api_key", []string{"cohere", "co_api_key"}, []string{"coh", "co_api_key"}, `[a-z0-9]{40}`, "0-9a-zA-Z", 40, scan.SeverityCritical, 4),
+	// Stop 22: gitleaks' keyword rules of common vendors, with its value
+	// classes (docs/governance.md lists them) but for '=' in Bitbucket's and
+	// Netlify's: with it, "password=password=…" would hold a value's first
+	// bytes after every identifier and reach the regexp. Other vendors'
+	// values count only as high_entropy next to a credential keyword.
+	vendorRule("twitter_api_key", []string{"twitter"}, []string{"twitter"}, `[0-9]{15,25}-[a-z0-9]{20,40}|a{22}[a-z0-9%]{80,100}|[a-z0-9]{50}|[a-z0-9]{45}|[a-z0-9]{25}`, "0-9a-zA-Z", 15, scan.SeverityHigh, 0),
+	vendorRule("facebook_app_secret", []string{"facebook"}, []string{"ebook"}, `[a-f0-9]{32}|[0-9]{15,16}(?:\||%)[0-9a-z_\-]{27,40}`, "0-9a-fA-F", 15, scan.SeverityHigh, 3),
+	vendorRule("bitbucket_client_secret", []string{"bitbucket"}, []string{"tbucket"}, `[a-z0-9_\-]{64}|[a-z0-9]{32}`, "0-9a-zA-Z_-", 32, scan.SeverityHigh, 0),
+	vendorRule("dropbox_api_token", []string{"dropbox"}, []string{"opbox"}, `[a-z0-9]{11}a{10}[a-z0-9=_\-]{43}|[a-z0-9]{15}`, "0-9a-zA-Z", 15, scan.SeverityHigh, 0),
+	vendorRule("hubspot_api_key", []string{"hubspot"}, []string{"bspot"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, "0-9a-fA-F", 8, scan.SeverityHigh, 0),
+	vendorRule("netlify_access_token", []string{"netlify"}, []string{"tlify"}, `[a-z0-9_\-]{40,46}`, "0-9a-zA-Z_-", 40, scan.SeverityHigh, 0),
+	vendorRule("algolia_api_key", []string{"algolia"}, []string{"golia"}, `[a-z0-9]{32}`, "0-9a-zA-Z", 32, scan.SeverityHigh, 0),
+	vendorRule("zendesk_secret_key", []string{"zendesk"}, []string{"ndesk"}, `[a-z0-9]{40}`, "0-9a-zA-Z", 40, scan.SeverityHigh, 0),
+	vendorRule("snyk_api_token", []string{"snyk"}, []string{"snyk"}, `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, "0-9a-fA-F", 8, scan.SeverityHigh, 0),
+	vendorRule("sentry_token", []string{"sentry"}, []string{"sentry"}, `[a-f0-9]{64}`, "0-9a-fA-F", 64, scan.SeverityHigh, 3),
 	// Not in gitleaks' defaults: Discord bot tokens (detect-secrets'
 	// DiscordBotTokenDetector, third part up to 38 as issued now), PagerDuty
 	// API keys, Vercel tokens and Mistral API keys (trufflehog's detectors,

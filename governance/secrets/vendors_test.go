@@ -145,6 +145,21 @@ var fakeSecrets = map[string]string{
 	"typeform":               "tfp_" + fake(urlChars, 59),
 	"slack legacy":           "xoxo-" + fake("0123456789", 6) + "-" + fake("0123456789", 7) + "-" + fake("0123456789", 8) + "-" + fake(hexChars, 32),
 	"stripe prod":            "sk_prod_" + fake(alnumChars, 24),
+	// Stop 22: values of gitleaks' keyword rules of common vendors.
+	"twitter api key":      fake(alnumChars, 25),
+	"twitter secret":       fake(alnumChars, 50),
+	"twitter access token": fake("0123456789", 19) + "-" + fake(alnumChars, 40),
+	"twitter bearer":       strings.Repeat("A", 22) + fake(alnumChars+"%", 90),
+	"facebook secret":      fake(hexChars, 32),
+	"facebook app token":   fake("0123456789", 16) + "|" + fake(urlChars, 32),
+	"bitbucket":            fake(urlChars, 64),
+	"dropbox":              fake(alnumChars, 11) + strings.Repeat("A", 10) + fake(urlChars, 43),
+	"hubspot":              strings.ToUpper(dashed(fake(hexChars, 32), 8, 4, 4, 4, 12)),
+	"netlify":              fake(urlChars, 43),
+	"algolia":              fake(lowerAlnum, 32),
+	"zendesk":              fake(alnumChars, 40),
+	"snyk":                 dashed(fake(hexChars, 32), 8, 4, 4, 4, 12),
+	"sentry":               fake(hexChars, 64),
 }
 
 // dashed joins the parts of s of the given lengths with '-'.
@@ -273,6 +288,20 @@ func TestVendorTokens(t *testing.T) {
 		{"typeform", "Typeform %s.", "secrets.typeform_api_token"},
 		{"slack legacy", "slack %s", "secrets.slack_token"},
 		{"stripe prod", "STRIPE=%s", "secrets.stripe_key"},
+		{"twitter api key", "TWITTER_CONSUMER_KEY=%s", "secrets.twitter_api_key"},
+		{"twitter secret", `twitterApiSecret: "%s"`, "secrets.twitter_api_key"},
+		{"twitter access token", "twitter_access_token = %s", "secrets.twitter_api_key"},
+		{"twitter bearer", "TWITTER_BEARER_TOKEN=%s", "secrets.twitter_api_key"},
+		{"facebook secret", "FACEBOOK_APP_SECRET=%s", "secrets.facebook_app_secret"},
+		{"facebook app token", "facebook_token: %s", "secrets.facebook_app_secret"},
+		{"bitbucket", "BITBUCKET_CLIENT_SECRET=%s", "secrets.bitbucket_client_secret"},
+		{"dropbox", "DROPBOX_ACCESS_TOKEN=%s", "secrets.dropbox_api_token"},
+		{"hubspot", "hubspot.api_key = '%s'", "secrets.hubspot_api_key"},
+		{"netlify", "NETLIFY_AUTH_TOKEN=%s", "secrets.netlify_access_token"},
+		{"algolia", "ALGOLIA_ADMIN_KEY=%s", "secrets.algolia_api_key"},
+		{"zendesk", "zendesk_api_token: %s", "secrets.zendesk_secret_key"},
+		{"snyk", "SNYK_TOKEN=%s", "secrets.snyk_api_token"},
+		{"sentry", "SENTRY_AUTH_TOKEN=%s", "secrets.sentry_token"},
 	}
 	require.Len(t, tests, len(fakeSecrets))
 	for _, tt := range tests {
@@ -478,6 +507,23 @@ func TestVendorNearMisses(t *testing.T) {
 		{"typeform_api_token", "tfp_" + fake(urlChars, 58)},
 		{"slack_token", "hugs xoxo-love-you-forever-and-ever"},
 		{"stripe_key", "sk_prod_" + fake(alnumChars, 19)},
+		{"twitter_api_key", "TWITTER_API_KEY=" + fake(alnumChars, 24)},
+		{"twitter_api_key", "TWITTER_HANDLE=governance_gateway"},
+		{"twitter_api_key", "API_KEY=" + s("twitter secret")},
+		{"facebook_app_secret", "FACEBOOK_APP_ID=" + fake("0123456789", 16)},
+		{"facebook_app_secret", "facebook_secret=" + strings.Repeat("0", 32)},
+		{"bitbucket_client_secret", "BITBUCKET_WORKSPACE=my-team"},
+		{"bitbucket_client_secret", "BITBUCKET_SECRET=" + fake(urlChars, 63)},
+		{"dropbox_api_token", "DROPBOX_FOLDER=/Apps/backup"},
+		{"dropbox_api_token", "DROPBOX_TOKEN=" + fake(alnumChars, 14)},
+		{"hubspot_api_key", "HUBSPOT_PORTAL_ID=1234567"},
+		{"hubspot_api_key", "request_id=" + s("hubspot")},
+		{"netlify_access_token", "NETLIFY_SITE_ID=" + s("snyk")},
+		{"algolia_api_key", "ALGOLIA_APP_ID=" + fake(upperAlnum, 10)},
+		{"zendesk_secret_key", "ZENDESK_SUBDOMAIN=acme"},
+		{"snyk_api_token", "snyk test --org=" + s("snyk")},
+		{"sentry_token", "SENTRY_DSN=https://" + fake(hexChars, 32) + "@o1.ingest.sentry.io/1"},
+		{"sentry_token", "sentry_release=" + fake(hexChars, 40)},
 	}
 	for _, tt := range tests {
 		for _, h := range New().Scan("found "+tt.text+" in the log", nil) {
