@@ -171,6 +171,12 @@ func secretsCorpus() []secretsCase {
 		},
 		func() string { return "sk_prod_" + pick(alnum, 24) },
 		func() string { return "AIVEN_PASSWORD=AVNS_" + pick(alnum+"_", 24) },
+		func() string {
+			guid := func() string {
+				return pick(hex, 8) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 4) + "-" + pick(hex, 12)
+			}
+			return "https://contoso.webhook.office.com/webhookb2/" + guid() + "@" + guid() + "/IncomingWebhook/" + pick(lower, 32) + "/" + guid()
+		},
 		func() string { return "TWITTER_CONSUMER_SECRET=" + pick(alnum, 50) },
 		func() string { return `facebookAppSecret: "` + pick(hex, 32) + `"` },
 		func() string { return "BITBUCKET_CLIENT_SECRET=" + pick(alnum, 32) },
@@ -262,6 +268,7 @@ func secretsCorpus() []secretsCase {
 		"MaxMind license keys end in _mmk; the edition id is GeoLite2-City.",
 		"Dynatrace tokens have the form dt0c01.<public part>.<secret part>; Scalingo's start with tk-us-.",
 		"Hugs and kisses, xoxo-Jenny-and-the-whole-family",
+		"Teams incoming webhooks look like https://<tenant>.webhook.office.com/webhookb2/<group>@<tenant>/IncomingWebhook/<id>/<owner>.",
 		"Facebook page tokens begin with EAAM or EAAC; Duffel test keys with duffel_test_; Aiven passwords with AVNS_.",
 		"TWITTER_HANDLE=governance_gw and FACEBOOK_APP_ID=1234567890123456 are public.",
 		"SENTRY_DSN=https://4f1c2a9e8b7d6c5e4f3a2b1c0d9e8f7a@o1.ingest.sentry.io/1; snyk test --org=9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0",

@@ -197,6 +197,7 @@ var rules = []rule{
 	{id: "shippo_api_token", gates: []string{"o_live_", "o_test_"}, re: token(`shippo_(?:live|test)_[a-fA-F0-9]{40}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.97, entropy: 2},
 	{id: "sourcegraph_token", gates: []string{"sgp_"}, re: token(`sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
 	{id: "typeform_api_token", gates: []string{"tfp_"}, re: token(`tfp_[\w=.\-]*[\w=\-]`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3, minRunes: 63, maxRunes: 63},
+	{id: "teams_webhook", gates: []string{"webhookb2/"}, re: regexp.MustCompile(`https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}`), sev: scan.SeverityHigh, conf: 0.97},
 	// Aiven's service passwords, after detect-secrets' AivenTokenDetector
 	// (not a gitleaks default): "AVNS_" and 8 or more \w.
 	{id: "aiven_token", gates: []string{"AVNS_"}, re: token(`AVNS_\w+`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3, minRunes: 13},

@@ -146,6 +146,8 @@ var fakeSecrets = map[string]string{
 	"slack legacy":           "xoxo-" + fake("0123456789", 6) + "-" + fake("0123456789", 7) + "-" + fake("0123456789", 8) + "-" + fake(hexChars, 32),
 	"stripe prod":            "sk_prod_" + fake(alnumChars, 24),
 	"aiven":                  "AVNS_" + fake(urlChars[:63], 24),
+	"teams webhook": "https://acme.webhook.office.com/webhookb2/" + dashed(fake(hexChars, 32), 8, 4, 4, 4, 12) + "@" + dashed(fake(lowerAlnum, 32), 8, 4, 4, 4, 12) +
+		"/IncomingWebhook/" + fake(lowerAlnum, 32) + "/" + dashed(fake(hexChars[:10]+"xyz", 32), 8, 4, 4, 4, 12),
 	// Stop 22: values of gitleaks' keyword rules of common vendors.
 	"twitter api key":      fake(alnumChars, 25),
 	"twitter secret":       fake(alnumChars, 50),
@@ -289,6 +291,7 @@ func TestVendorTokens(t *testing.T) {
 		{"typeform", "Typeform %s.", "secrets.typeform_api_token"},
 		{"slack legacy", "slack %s", "secrets.slack_token"},
 		{"stripe prod", "STRIPE=%s", "secrets.stripe_key"},
+		{"teams webhook", "curl -X POST %s -d @card.json", "secrets.teams_webhook"},
 		{"aiven", "postgres://avnadmin:%s@pg-1.aivencloud.com:12345/defaultdb", "secrets.aiven_token"},
 		{"twitter api key", "TWITTER_CONSUMER_KEY=%s", "secrets.twitter_api_key"},
 		{"twitter secret", `twitterApiSecret: "%s"`, "secrets.twitter_api_key"},
@@ -510,6 +513,7 @@ func TestVendorNearMisses(t *testing.T) {
 		{"slack_token", "hugs xoxo-love-you-forever-and-ever"},
 		{"stripe_key", "sk_prod_" + fake(alnumChars, 19)},
 		{"aiven_token", "AVNS_" + fake(alnumChars, 7)},
+		{"teams_webhook", "https://acme.webhook.office.com/webhookb2/<group-id>@<tenant-id>/IncomingWebhook/<id>/<owner-id>"},
 		{"aiven_token", "AVNS_xxxxxxxxxxxxxxxxxxxx"},
 		{"twitter_api_key", "TWITTER_API_KEY=" + fake(alnumChars, 24)},
 		{"twitter_api_key", "TWITTER_HANDLE=governance_gateway"},
