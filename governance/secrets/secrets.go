@@ -161,12 +161,12 @@ var rules = []rule{
 	// admits a placeholder ("tk-us-xxxx…"), the floor is 3 bits/char.
 	{id: "onepassword_secret", gates: []string{"A3-"}, re: token(`A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3.8},
 	{id: "onepassword_secret", gates: []string{"s_eyJ"}, re: token(`ops_eyJ[A-Za-z0-9+/]+={0,3}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.97, entropy: 4, minRunes: 257},
-	{id: "adobe_client_secret", gates: []string{"p8e-"}, re: token(`p8e-[A-Za-z0-9]{32}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 2},
+	{id: "adobe_client_secret", gates: []string{"p8e-"}, re: token(`p8e-[A-Za-z0-9]{32}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
 	{id: "artifactory_token", gates: []string{"AKCp"}, re: token(`AKCp[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 4.5, minRunes: 73, maxRunes: 73},
 	{id: "artifactory_token", gates: []string{"cmVmd"}, re: token(`cmVmd[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.9, entropy: 4.5, minRunes: 64, maxRunes: 64},
 	// Authress: the gate is the constant ".acc_" / ".acc-" inside the key;
 	// its prefixes (sc_, ext_) start common identifiers.
-	{id: "authress_access_key", gates: []string{".acc_", ".acc-"}, re: token(`(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 2},
+	{id: "authress_access_key", gates: []string{".acc_", ".acc-"}, re: token(`(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120}`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 3},
 	{id: "clickhouse_api_secret", gates: []string{"4b1d"}, re: token(`4b1d[A-Za-z0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.9, entropy: 3, minRunes: 42, maxRunes: 42},
 	{id: "clojars_api_token", gates: []string{"clojars_"}, foldGates: true, re: token(`(?i)CLOJARS_[a-z0-9]{60}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.95, entropy: 3},
 	{id: "cloudflare_origin_ca_key", gates: []string{"v1.0-"}, re: token(`v1\.0-[a-f0-9]{24}-[a-f0-9]+`), group: 1, wordStart: true, sev: scan.SeverityCritical, conf: 0.95, entropy: 2, minRunes: 176, maxRunes: 176},
