@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -140,7 +141,76 @@ func Grounding(datasetsDir string) ([]Table, error) {
 		tab.Notes = append(tab.Notes, "Met over all rows but NOT on the held-out odd documents alone: "+strings.Join(heldOutMiss, ", ")+
 			". The rules were chosen on the even documents; the odd half is the better estimate for unseen text.")
 	}
-	return []Table{tab}, nil
+	other, err := otherDomains(c)
+	if err != nil {
+		return nil, err
+	}
+	return []Table{tab, other}, nil
+}
+
+// SummEdits has ten domains and the datasets hold three; these two sets are
+// the project's own, written in SummEdits' style (one consistent summary per
+// document, meaning-preserving paraphrases labelled 1, minimal inconsistent
+// edits labelled 0) for the seven others, so a rule chosen on the three files
+// is also measured on text it was not chosen on.
+var (
+	//go:embed summedits_other/dev.json
+	otherDev []byte
+	//go:embed summedits_other/heldout.json
+	otherHeldOut []byte
+)
+
+// otherDomains scores the checker on the project-written sets: one row per
+// domain and one for all rows of each set.
+func otherDomains(c *grounding.Checker) (Table, error) {
+	tab := Table{Category: "Grounding (project-written, SummEdits' style, the seven domains the datasets lack)"}
+	for _, set := range []struct {
+		name, label string
+		data        []byte
+	}{
+		{"dev.json", "development (stop 22's rules were chosen on it)", otherDev},
+		{"heldout.json", "held out (written before stop 22's rules, scored once after them)", otherHeldOut},
+	} {
+		var rows []struct {
+			summEdit
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(set.data, &rows); err != nil {
+			return Table{}, fmt.Errorf("decode summedits_other/%s: %w", set.name, err)
+		}
+		var domains []string
+		byDomain := map[string]*Row{}
+		all := Row{Label: "other domains, " + set.label + ": all rows", Target: "bal.acc>=0.70"}
+		for _, r := range rows {
+			d := domainOf(r.ID)
+			if byDomain[d] == nil {
+				domains = append(domains, d)
+				byDomain[d] = &Row{Label: "other domains, " + set.label + ": " + d, Target: "bal.acc>=0.70"}
+			}
+			flagged := c.Check(r.Summary, r.Doc).Mismatch != grounding.None
+			count(byDomain[d], r.Label == 0, flagged)
+			count(&all, r.Label == 0, flagged)
+		}
+		for _, d := range domains {
+			byDomain[d].Pass = byDomain[d].BalancedAccuracy() >= 0.70
+			tab.Rows = append(tab.Rows, *byDomain[d])
+		}
+		all.Pass = all.BalancedAccuracy() >= 0.70
+		tab.Rows = append(tab.Rows, all)
+	}
+	tab.Notes = []string{
+		"Written by the project in SummEdits' format and style (governance/eval/summedits_other/): news, podcast and meeting (qmsum) transcripts, US bill texts (billsum), Shakespeare scenes, earnings-call (ectsum) and sales-call transcripts; 4 documents per domain and set, 5-6 rows each, about 40% consistent. The held-out set was committed before any of stop 22's rule changes; the rows it gets wrong were never looked at.",
+	}
+	return tab, nil
+}
+
+// domainOf reads the domain from an id "<set>_<domain>_<doc>_<row>".
+func domainOf(id string) string {
+	parts := strings.Split(id, "_")
+	if len(parts) < 4 {
+		return id
+	}
+	return strings.Join(parts[1:len(parts)-2], "_")
 }
 
 func count(r *Row, positive, flagged bool) {
