@@ -2227,7 +2227,7 @@ func negations(s string, buf []byte) (int, []byte) {
 				for j := 0; j < k; j++ {
 					low[j] = w[j] | 0x20
 				}
-				if negWord(string(low[:k])) && !numberNo(s, st, i) && !helpBut(s, i) {
+				if negWord(string(low[:k])) && !numberNo(s, st, i) && !helpBut(s, i) && !boundNo(s, st, i) {
 					n++
 					continue
 				}
@@ -2271,6 +2271,30 @@ func numberNo(s string, st, en int) bool {
 	switch strings.ToLower(prev[k:]) {
 	case "the", "my", "your", "his", "her", "its", "our", "their":
 		return true
+	}
+	return false
+}
+
+// boundNo: the word s[st:en] is "not" or "no" opening a bound ("not more
+// than $50,000", "no later than 1 year", "not less than 1 gigabit"): a
+// limit on an amount or a date, which "up to $50,000" or "within a year"
+// restates without a negation. Bills state most limits so.
+func boundNo(s string, st, en int) bool {
+	if w := s[st:en]; !strings.EqualFold(w, "not") && !strings.EqualFold(w, "no") {
+		return false
+	}
+	r := s[en:]
+	if len(r) < 2 || r[0] != ' ' {
+		return false
+	}
+	r = r[1:]
+	k := 0
+	for k < len(r) && asciiLetter(r[k]) {
+		k++
+	}
+	switch strings.ToLower(r[:k]) {
+	case "more", "less", "fewer", "greater", "later", "earlier", "sooner":
+		return len(r) >= k+5 && strings.EqualFold(r[k:k+5], " than")
 	}
 	return false
 }
@@ -2593,7 +2617,7 @@ func clauseNegated(text string, grammatical bool) bool {
 				for k := 0; k < len(w); k++ {
 					buf[k] = w[k] | 0x20
 				}
-				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) && !numberNo(text, i, j) && !helpBut(text, j) {
+				if l := string(buf[:len(w)]); l != "without" && negWord(l) && !(grammatical && negVerb(l)) && !numberNo(text, i, j) && !helpBut(text, j) && !boundNo(text, i, j) {
 					return true
 				}
 			}

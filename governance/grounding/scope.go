@@ -326,14 +326,18 @@ func grammaticalNegation(text string) bool {
 		}
 		switch string(buf[:len(w)]) {
 		case "no":
-			if !numberNo(text, j-2, j) {
+			if !numberNo(text, j-2, j) && !boundNo(text, j-2, j) {
+				return true
+			}
+		case "not":
+			if !boundNo(text, j-3, j) {
 				return true
 			}
 		case "cannot":
 			if !helpBut(text, j) {
 				return true
 			}
-		case "not", "never", "none", "nobody", "nothing", "neither", "nor":
+		case "never", "none", "nobody", "nothing", "neither", "nor":
 			return true
 		}
 	}

@@ -130,3 +130,32 @@ func TestAddedNegation(t *testing.T) {
 		})
 	}
 }
+
+// TestBoundIsNoNegation: "not more than", "no later than", "not less than"
+// state a limit, which an answer restates without a negation ("up to",
+// "within", "at least"); a plain "not" before the same words still
+// negates. Bills state most limits so.
+func TestBoundIsNoNegation(t *testing.T) {
+	bill := "The Administrator may award grants of not more than $50,000 to small business development centers to train staff. " +
+		"Not later than 1 year after the date of enactment of this Act, the Secretary of Labor shall promulgate an interim standard to protect outdoor workers. " +
+		"A State agency may use the funds to upgrade internet connections in public libraries to speeds of not less than 1 gigabit per second."
+	tests := []struct {
+		name, answer, mismatch string
+	}{
+		{"not more than: up to", "The Administrator may award grants of up to $50,000 to small business development centers to train staff.", None},
+		{"not later than: within", "The Secretary of Labor must promulgate an interim standard within 1 year to protect outdoor workers.", None},
+		{"not less than: dropped negation check", "A State agency may use the funds to upgrade internet connections in public libraries to 1 gigabit per second.", None},
+		{"a real negation stays one", "The Administrator may not award grants to small business development centers to train staff.", Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, bill)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+	for w, want := range map[string]bool{"not more than 5": true, "No later than May": true, "no fewer than ten": true, "not more": false, "no longer": false, "not less, but": false, "nothing more than": false} {
+		i := strings.IndexByte(w, ' ')
+		require.Equal(t, want, boundNo(w, 0, i), w)
+	}
+}
