@@ -145,7 +145,7 @@ func (c *Checker) Check(answer, source string) Result {
 		if has && qmOK && st.onlyInOtherUnit(q, qm, near) {
 			has = false // "three weeks" is no "three months"
 		}
-		if has && !st.betterElsewhere(q, near, &claimed) {
+		if has && (!st.betterElsewhere(q, near, &claimed) || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near)) {
 			continue
 		}
 		// "2.5 kg" for "2500 g", "90 minutes" for "1.5 hours": the same
@@ -1978,6 +1978,37 @@ func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 		}
 	}
 	return true
+}
+
+// ordinal: the number ending at i is an ordinal in digits ("16th",
+// "21st-century", "March 4th").
+func ordinal(text string, i int) bool {
+	if i+2 > len(text) || i+2 < len(text) && asciiLetter(text[i+2]) {
+		return false
+	}
+	switch strings.ToLower(text[i : i+2]) {
+	case "st", "nd", "rd", "th":
+		return true
+	}
+	return false
+}
+
+// sourceOrdinal: the source states q's value as an ordinal too (near is
+// closeSet(q)). An ordinal names a place in an order ("the 16th
+// century"), not an amount: the context alignment of amounts
+// (betterElsewhere) does not apply to it, "a 16th-century bronze head" is
+// no "bronze head ... after 120 years" of a headline.
+func (s *state) sourceOrdinal(q *quantity, near *nbits) bool {
+	compat := s.compatSet(q.kind)
+	in := near.and(&compat)
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			if ordinal(s.source, s.snums[w*64+bits.TrailingZeros64(x)].span.End) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasValue: the source states the same quantity (rounding tolerated).

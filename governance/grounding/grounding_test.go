@@ -1064,3 +1064,28 @@ func wordNumbersRef(text string, out []quantity) []quantity {
 	}
 	return out
 }
+
+// TestOrdinalInOtherContext: an ordinal the source states as an ordinal
+// ("16th century") is stated, whatever amount shares more context words
+// with it (a headline's "after 120 years"); an ordinal the source lacks, or
+// states only as an amount, is still aligned with the source's numbers.
+func TestOrdinalInOtherContext(t *testing.T) {
+	src := "Museum returns bronze head of a king to Nigeria after 120 years\n\n" +
+		"The Hartwell Museum of Art said on Monday that it had returned a bronze head to Nigeria. " +
+		"The sculpture, which depicts a king, is believed to date from the 16th century."
+	tests := []struct {
+		name, answer, mismatch string
+	}{
+		{"ordinal stated elsewhere", "The Hartwell Museum of Art returned a 16th-century bronze head of a king to Nigeria.", None},
+		{"ordinal stated elsewhere, spaced", "The Hartwell Museum of Art returned a bronze head of a king from the 16th century to Nigeria.", None},
+		{"another ordinal", "The Hartwell Museum of Art returned a 17th-century bronze head of a king to Nigeria.", Numeric},
+		{"the amount in another context", "The Hartwell Museum of Art returned a bronze head of a king to Nigeria after 16 years.", Numeric},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
