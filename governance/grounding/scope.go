@@ -381,9 +381,10 @@ var restrictions = [...]struct{ w, kind string }{
 }
 
 // restrictionKinds: the words by which a source states a restriction of
-// each kind ("just" and "alone" restrict as "only" does).
+// each kind ("just" and "alone" restrict as "only" does, and so does an
+// upper bound: "not more than 1 assessment" is "only one assessment").
 var restrictionKinds = map[string][]string{
-	"focus":  {"only", "solely", "exclusively", "merely", "just", "alone"},
+	"focus":  {"only", "solely", "exclusively", "merely", "just", "alone", "not more than", "no more than", "at most"},
 	"always": {"always", "invariably", "constantly"},
 }
 

@@ -61,6 +61,11 @@ func TestNewRestriction(t *testing.T) {
 			"The cache is always warm after the nightly build of the index. On each request the parser runs, then the filter.", "always"},
 		{"the source says always", "The filter always runs before the parser.", "The filter always runs first. The parser comes next.", ""},
 		{"part of a word", "Fred lists the onlyfans of Metropolis.", chat, ""},
+		// Stop 22: an upper bound restricts as "only" does.
+		{"the source bounds the amount", "A small business concern may receive only 1 assessment under this section in any 2-year period.",
+			"A small business concern may receive not more than 1 assessment under this section in any 2-year period.", ""},
+		{"the source bounds another amount", "A small business concern may receive only 1 assessment under this section in any 2-year period.",
+			"Development centers may receive grants of not more than $50,000 to train staff in cybersecurity. A small business concern may receive 1 assessment under this section in any 2-year period.", "only"},
 	}
 	c := New()
 	for _, tt := range tests {
