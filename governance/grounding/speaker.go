@@ -29,7 +29,8 @@ type reply struct {
 // nextTurn finds the next chat turn of source at or after i: a speaker of
 // one or two capitalised words (at most 24 bytes) before ": ", at the
 // source's start, a line start or after a sentence end; the speaker may be
-// wrapped in '#' as anonymised transcripts write it ("#Person1#: Hi").
+// wrapped in '#' as anonymised transcripts write it ("#Person1#: Hi"), or
+// followed by a role in brackets ("Rep (Olivia): Hi", since stop 22).
 // It returns the speaker's span [st, k), the turn's text starting at k+2;
 // st < 0 when there is none.
 func nextTurn(source string, i int) (st, k int) {
@@ -43,6 +44,8 @@ func nextTurn(source string, i int) (st, k int) {
 		e := k
 		if e > 0 && source[e-1] == '#' {
 			e--
+		} else if p := roleStart(source, k); p > 0 {
+			e = p // "Rep (Olivia): ", "Chair (Mr. Whitmore): ": the name before the role
 		}
 		st = e
 		for st > 0 && (isWordByte(source[st-1]) || source[st-1] == ' ' && st > 1 && isWordByte(source[st-2]) && e-st < 24) {
@@ -51,10 +54,10 @@ func nextTurn(source string, i int) (st, k int) {
 		for st < e && source[st] == ' ' {
 			st++
 		}
-		if st == e || source[st] < 'A' || source[st] > 'Z' || e-st > 24 || (e < k) != (st > 0 && source[st-1] == '#') {
+		if st == e || source[st] < 'A' || source[st] > 'Z' || e-st > 24 || (source[e] == '#') != (st > 0 && source[st-1] == '#') {
 			continue
 		}
-		if e < k {
+		if source[e] == '#' {
 			st--
 		}
 		if turnStart(source, st) {
@@ -62,6 +65,29 @@ func nextTurn(source string, i int) (st, k int) {
 		}
 	}
 	return -1, 0
+}
+
+// roleStart returns the offset of the space before a role in brackets
+// that ends right before k ("Rep (Olivia)", "Prospect (Frank Dawson,
+// Owner)": transcripts of calls and meetings label a turn so), 0 when
+// there is none: a bracket of at most 64 bytes, on one line, opening with
+// a capital ("Prices (per month):" labels a document's line).
+func roleStart(source string, k int) int {
+	if k < 4 || source[k-1] != ')' {
+		return 0
+	}
+	for p := k - 2; p > 0 && p >= k-64; p-- {
+		switch source[p] {
+		case '(':
+			if source[p-1] == ' ' && p-1 > 0 && source[p+1] >= 'A' && source[p+1] <= 'Z' {
+				return p - 1
+			}
+			return 0
+		case '\n', ')':
+			return 0
+		}
+	}
+	return 0
 }
 
 // turnStart: only blanks stand between the source's start, a line start

@@ -98,6 +98,12 @@ func TestDialogue(t *testing.T) {
 		{"Date: 3 May\nAttendees: Ann, Ben, Carla\nAgenda: budget\nDecision: the budget is approved.\nAction: Ben sends the report.\nAction: Carla books the room.", false},
 		{"Feature: fast sync.\nFeature: offline mode.\nPrice: $10.", false},
 		{"The fee is due on Monday: pay it. Ben said: fine, and Ann: no.", false},
+		// Stop 22: a role in brackets after the name, as call and meeting
+		// transcripts write it.
+		{"Rep (Olivia): Hi Frank.\nProspect (Frank Dawson): Yes, speaking.\nRep (Olivia): Is now a good time?", true},
+		{"Chair (Mr. Whitmore): Welcome.\nFarah Hussain: Thank you.\nChair (Mr. Whitmore): Please begin.", true},
+		{"Prices (per month): $10.\nSupport (email): included.\nPrices (per month): see above.", false}, // lower-case roles
+		{"Rep (Olivia: Hi.\nProspect (Frank): Yes.\nRep (Olivia: Bye.", false},                              // no closing bracket
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, dialogue(tt.source), tt.source)
