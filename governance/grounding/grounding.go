@@ -507,7 +507,6 @@ type state struct {
 	// addedNegation's memo: per word id, 0 not looked at, 1 the source
 	// negates it somewhere, 2+k never, tried in k clauses.
 	negAny []uint8
-
 	// timeUnitSwap's index of the source tokens naming a unit of time
 	// (sourceUnitToks).
 	unitToks   []int32
@@ -2474,7 +2473,7 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			best.neg, s.buf = negations(srcText, s.buf)
 		}
 		var an int
-		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) {
+		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) && !(an > 0 && s.chat && s.negationStated(answer, sp.Start, sp.End)) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
 		}
@@ -2589,7 +2588,7 @@ func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (E
 					if best.neg < 0 {
 						best.neg, s.buf = negations(srcText, s.buf)
 					}
-					if best.neg == 0 {
+					if best.neg == 0 && !(s.chat && s.negationStated(answer, st, en)) {
 						s.weak = sim < 0.4
 						cs := trimSpan(answer, st, en)
 						return Evidence{AnswerSpan: cs, AnswerText: answer[cs.Start:cs.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},

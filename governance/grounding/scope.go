@@ -344,6 +344,59 @@ func grammaticalNegation(text string) bool {
 	return false
 }
 
+// negationStated: the answer span [c0, c1) negates, and the source negates
+// the same words, somewhere: each grammatical negation's first content
+// word, with the next one when no clause break stands between them,
+// follows a grammatical negation in the source too ("no upfront cost"
+// against "No upfront cost, but you save less." in the turn after the one
+// the clause aligns with). Used for chats only: there the clause check
+// aligns on as little as one shared word (chatClauseSim) and a speaker's
+// statement runs over several sentences and turns, while in prose the
+// negated sentence is the one the answer's aligns with (in HaluEval the
+// rule would also stop reading a title, "No Fences", as a negation).
+func (s *state) negationStated(answer string, c0, c1 int) bool {
+	n := 0
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if t.start < c0 || i == 0 || s.atoks[i-1].end < c0 {
+			continue
+		}
+		if t.start >= c1 {
+			break
+		}
+		if !grammaticalNegation(answer[s.atoks[i-1].end:t.start]) {
+			continue
+		}
+		next := int32(-1)
+		if i+1 < len(s.atoks) && s.atoks[i+1].start < c1 && !breakBetween(answer, t.end, s.atoks[i+1].start) {
+			next = s.atoks[i+1].id
+		}
+		if !s.vocab(t.id) || !s.negatedPair(t.id, next) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// negatedPair: a source token of word id follows a grammatical negation in
+// its clause (negatedTok) and, when next is not -1, the source token after
+// it, in the same clause, is of word next.
+func (s *state) negatedPair(id, next int32) bool {
+	for _, j := range s.sourceToks(id) {
+		if !s.negatedTok(int(j)) {
+			continue
+		}
+		if next < 0 {
+			return true
+		}
+		if k := int(j) + 1; k < len(s.stoks) && s.stoks[k].id == next && !breakBetween(s.source, s.stoks[j].end, s.stoks[k].start) {
+			return true
+		}
+	}
+	return false
+}
+
 // sentenceAt returns the index of the source sentence holding offset off,
 // -1 when none does.
 func (s *state) sentenceAt(off int) int {

@@ -164,3 +164,28 @@ func TestBoundIsNoNegation(t *testing.T) {
 		require.Equal(t, want, boundNo(w, 0, i), w)
 	}
 }
+
+// TestNegationStated: in a chat, an answer clause that negates what the
+// source negates in another turn than the one it aligns with is no
+// contradiction; the same negation of other words still is, and prose is
+// read as before.
+func TestNegationStated(t *testing.T) {
+	chat := "Rep (Nadia): We offer a power purchase agreement, where we own the panels and you buy the power at a fixed rate.\n" +
+		"Prospect (Ken): And the cost?\n" +
+		"Rep (Nadia): No upfront cost, but you save less over time."
+	prose := strings.NewReplacer("Rep (Nadia): ", "", "Prospect (Ken): ", "", "\n", " ").Replace(chat)
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"the chat negates the same words", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", chat, None},
+		{"the chat negates other words", "Nadia explained that Ken could use a power purchase agreement with no fixed rate.", chat, Contradiction},
+		{"prose: the clause check as before", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", prose, Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}

@@ -103,7 +103,7 @@ func TestDialogue(t *testing.T) {
 		{"Rep (Olivia): Hi Frank.\nProspect (Frank Dawson): Yes, speaking.\nRep (Olivia): Is now a good time?", true},
 		{"Chair (Mr. Whitmore): Welcome.\nFarah Hussain: Thank you.\nChair (Mr. Whitmore): Please begin.", true},
 		{"Prices (per month): $10.\nSupport (email): included.\nPrices (per month): see above.", false}, // lower-case roles
-		{"Rep (Olivia: Hi.\nProspect (Frank): Yes.\nRep (Olivia: Bye.", false},                              // no closing bracket
+		{"Rep (Olivia: Hi.\nProspect (Frank): Yes.\nRep (Olivia: Bye.", false},                          // no closing bracket
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, dialogue(tt.source), tt.source)
