@@ -136,6 +136,7 @@ func (c *Checker) Check(answer, source string) Result {
 		in := near.and(&compat)
 		claimed.or(&in)
 	}
+	st.swapTo = st.swapTo[:0]
 	for i := range st.anums {
 		q := &st.anums[i]
 		st.scores(q)
@@ -145,7 +146,9 @@ func (c *Checker) Check(answer, source string) Result {
 		if has && qmOK && st.onlyInOtherUnit(q, qm, near) {
 			has = false // "three weeks" is no "three months"
 		}
+		st.swapTo = append(st.swapTo, -1)
 		if has && (!st.betterElsewhere(q, near, &claimed) || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near)) {
+			st.swapTo[i] = st.numberPlace(q, near)
 			continue
 		}
 		// "2.5 kg" for "2500 g", "90 minutes" for "1.5 hours": the same
@@ -209,6 +212,19 @@ func (c *Checker) Check(answer, source string) Result {
 			e.Reason += " (" + bm.word + " against " + qm.word + ")"
 		}
 		ev = append(ev, e)
+	}
+	for i := range st.anums {
+		if len(ev) == maxEvidence {
+			break
+		}
+		if best := st.swappedWith(i); best != nil {
+			q := &st.anums[i]
+			srcText := source[best.span.Start:best.span.End]
+			fixes = append(fixes, fix{q.span, srcText})
+			ev = append(ev, Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+				SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End}, SourceText: srcText,
+				Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + srcText + " (two numbers swapped)"})
+		}
 	}
 	// Codes that start with a number ("3D", "5G", "4K"): the source must
 	// have them as written.
@@ -504,6 +520,8 @@ type state struct {
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.
 	negOnly []uint8
+	swapTo []int32 // per answer number stated by the source: numberPlace, or -1
+
 	// addedNegation's memo: per word id, 0 not looked at, 1 the source
 	// negates it somewhere, 2+k never, tried in k clauses.
 	negAny []uint8
@@ -1977,6 +1995,44 @@ func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 		}
 	}
 	return true
+}
+
+// numberPlace returns the index of the source number whose context shares
+// the most words with answer number q's (scores of q), when it has
+// another value and shares at least 3 more than any source number of q's
+// value (near is closeSet(q)); -1 when there is none. Unlike
+// betterElsewhere it keeps the source numbers whose values the answer
+// states elsewhere: swappedWith pairs them.
+func (s *state) numberPlace(q *quantity, near *nbits) int32 {
+	compat := s.compatSet(q.kind)
+	same, _ := s.maxScore(compat.and(near))
+	diff, top := s.maxScore(compat.andNot(near))
+	if diff >= 3 && diff >= same+3 {
+		return int32(top.first())
+	}
+	return -1
+}
+
+// swappedWith returns the source number answer number i stands in for
+// when it trades places with another answer number, each stated by the
+// source (and so passed by betterElsewhere) but where the context puts
+// the other's value (numberPlace): "a 50% increase in productivity and a 35%
+// reduction in lead times" against "a 35% increase in team productivity
+// and a 50% reduction in project lead times". betterElsewhere leaves out
+// the source numbers whose values the answer states elsewhere (an answer
+// giving both "$499 reduced to $424.15" aligns each with its own), which
+// hides a swap; a swap needs both sides. nil when there is none.
+func (s *state) swappedWith(i int) *quantity {
+	if s.swapTo[i] < 0 {
+		return nil
+	}
+	q, to := &s.anums[i], &s.snums[s.swapTo[i]]
+	for j := range s.anums {
+		if j != i && s.swapTo[j] >= 0 && near(&s.anums[j], to.value, 0) && near(q, s.snums[s.swapTo[j]].value, 0) {
+			return to
+		}
+	}
+	return nil
 }
 
 // ordinal: the number ending at i is an ordinal in digits ("16th",

@@ -943,6 +943,11 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// near a restriction gathered once, each answer's looked up).
 		{"restriction-near", "only cats sleep. ", "just cats sleep. dogs run. "},
 		{"antonym-negated", "qa not decreasing memory qb qc qd. ", "increases memory qz. "},
+		// Numbers whose context puts the value of the next one, in a
+		// cycle of three: each is stated and points at a value the answer
+		// states, and none trades places with another (swappedWith: every
+		// pair looked at, 256 numbers at most).
+		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			answer := strings.Repeat(tc.answer, maxAnswerBytes/len(tc.answer))
@@ -1063,6 +1068,34 @@ func wordNumbersRef(text string, out []quantity) []quantity {
 		i = end
 	}
 	return out
+}
+
+// TestNumberSwap: two numbers that trade places (each stated by the
+// source, each where the context puts the other's value) are numeric
+// mismatches, rewritten to the source's; a faithful answer stating both
+// in their places, or in other words, is not, nor is a number moved
+// without the trade.
+func TestNumberSwap(t *testing.T) {
+	src := "Total revenue in the third quarter was $1.12 billion, up 8% at constant exchange rates. " +
+		"Our diabetes drug Glycora is now our largest product. " +
+		"Sales of our older blood pressure drug Vasotrin fell 18% as generic competition increased in Europe."
+	tests := []struct {
+		name, answer, mismatch, rewritten string
+	}{
+		{"swapped", "Third quarter revenue rose 18% at constant exchange rates to $1.12 billion, while sales of the blood pressure drug Vasotrin fell 8% because of generic competition.", Numeric,
+			"Third quarter revenue rose 8% at constant exchange rates to $1.12 billion, while sales of the blood pressure drug Vasotrin fell 18% because of generic competition."},
+		{"faithful", "Third quarter revenue rose 8% at constant exchange rates to $1.12 billion, while sales of the blood pressure drug Vasotrin fell 18% because of generic competition.", None, ""},
+		{"faithful, reordered", "Sales of the blood pressure drug Vasotrin fell 18% because of generic competition, while third quarter revenue rose 8% at constant exchange rates to $1.12 billion.", None, ""},
+		{"one number moved, no trade", "Third quarter revenue rose 18% at constant exchange rates to $1.12 billion.", Numeric, "Third quarter revenue rose 8% at constant exchange rates to $1.12 billion."},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+			require.Equal(t, tt.rewritten, r.Rewritten)
+		})
+	}
 }
 
 // TestOrdinalInOtherContext: an ordinal the source states as an ordinal
