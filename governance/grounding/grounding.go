@@ -459,6 +459,7 @@ type state struct {
 	// words that are number words, found by tokenize for wordNumbers.
 	snumAt, anumAt []int32
 	anear          []nbits // per answer number: closeSet
+	swapTo         []int32 // per answer number the source states: numberPlace, or -1
 	spans          [][2]int
 	ctx            []int32        // number contexts (word ids)
 	inSource       []bool         // by word id: a stem of the source (the vocabulary)
@@ -520,7 +521,6 @@ type state struct {
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.
 	negOnly []uint8
-	swapTo []int32 // per answer number stated by the source: numberPlace, or -1
 
 	// addedNegation's memo: per word id, 0 not looked at, 1 the source
 	// negates it somewhere, 2+k never, tried in k clauses.
