@@ -272,6 +272,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.addedNegation(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: AddedNegationConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.withoutFlip(answer); ok {
+		return Result{Mismatch: Contradiction, Confidence: WithoutConfidence, Evidence: []Evidence{e}}
+	}
 	st.lex.reset()
 	share, nwords, missing, absent := st.unsupported(answer, c.ShortWords)
 	if absent > 0 {

@@ -947,6 +947,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// cycle of three: each is stated and points at a value the answer
 		// states, and none trades places with another (swappedWith: every
 		// pair looked at, 256 numbers at most).
+		// Each answer word after "with", the source having it after both
+		// "with" and "without" (withoutFlip: each word's source
+		// occurrences read once).
+		{"with-without", "with qq data. ", "with qq data. without qq data. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -662,3 +662,89 @@ func (s *state) otherForm(answer string, t *tok) int32 {
 	}
 	return find(&s.words, alt, fnvAdd(fnvOffset, alt))
 }
+
+// WithoutConfidence is the confidence of a contradiction resting on "with"
+// in place of the source's "without" before the same word, or the reverse
+// (withoutFlip): as a dropped or added negation.
+const WithoutConfidence = 0.6
+
+// withoutFlip reports the first answer word after "with" that the source
+// has only after "without", or after "without" that the source has only
+// after "with": "start the trial with the AI add-on" against "start the
+// trial, but without the AI add-on". "without" is no grammatical negation
+// (the negation checks leave it out: "without labelled data" paraphrases
+// "no labelled data"), so they do not see it dropped. Each word's source
+// occurrences are read once per Check.
+func (s *state) withoutFlip(answer string) (Evidence, bool) {
+	var seen map[int32]uint8
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		kind := withKind(s.atoks, answer, i)
+		if kind == 0 || !s.vocab(t.id) {
+			continue
+		}
+		if seen == nil {
+			seen = map[int32]uint8{}
+		}
+		src, ok := seen[t.id]
+		if !ok {
+			for _, j := range s.sourceToks(t.id) {
+				src |= 1 << withKind(s.stoks, s.source, int(j))
+			}
+			seen[t.id] = src
+		}
+		// src bit 1: after "with", bit 2: after "without".
+		if other := 3 - kind; src&(1<<other) != 0 && src&(1<<kind) == 0 {
+			word := [3]string{"", "with", "without"}
+			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+				Reason: fmt.Sprintf("the answer says %q %q where the source says %q", word[kind], answer[t.start:t.end], word[other])}, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// withKind tells what stands before token j of text (toks) in its clause,
+// among function words only: 1 "with", 2 "without" (the last of them, a
+// token or in the gap: "without" is a content word), 0 neither.
+func withKind(toks []tok, text string, j int) uint8 {
+	p0, prev := 0, -1
+	if j > 0 {
+		p0, prev = toks[j-1].end, j-1
+	}
+	kind := uint8(0)
+	gap := text[p0:toks[j].start]
+	for i := 0; i < len(gap); {
+		if clausePunct[gap[i]] {
+			kind, prev = 0, -1
+			i++
+			continue
+		}
+		if !asciiLetter(gap[i]) {
+			i++
+			continue
+		}
+		k := i
+		for k < len(gap) && asciiLetter(gap[k]) {
+			k++
+		}
+		if w := prepWord(gap[i:k]); w != 0 {
+			kind = w
+		}
+		i = k
+	}
+	if kind == 0 && prev >= 0 {
+		kind = prepWord(text[toks[prev].start:toks[prev].end])
+	}
+	return kind
+}
+
+// prepWord: 1 for "with", 2 for "without", 0 otherwise.
+func prepWord(w string) uint8 {
+	switch {
+	case strings.EqualFold(w, "with"):
+		return 1
+	case strings.EqualFold(w, "without"):
+		return 2
+	}
+	return 0
+}

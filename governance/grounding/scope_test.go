@@ -189,3 +189,38 @@ func TestNegationStated(t *testing.T) {
 		})
 	}
 }
+
+// TestWithoutFlip: a word the answer has after "with" and the source only
+// after "without" (or the reverse) is a contradiction; the same word after
+// the same preposition, or after both in the source, is not. The answers
+// join several source sentences, which the sentence check (it counts
+// "without" as a negation) aligns with none.
+func TestWithoutFlip(t *testing.T) {
+	call := "Rep (Carlos): We also have an AI feature that suggests replies, but it is an add-on.\n" +
+		"Prospect (Sandra): Okay. The team plan is $49 per agent per month?\n" +
+		"Rep (Carlos): Yes, and there is a Shopify integration.\n" +
+		"Prospect (Sandra): I would like to start the trial, but without the AI add-on for now.\n" +
+		"Rep (Carlos): Perfect. I will set up the trial today."
+	paper := "The method is trained with labelled data from the target domain. It reaches high accuracy on three benchmark sets. " +
+		"The authors release the code and the trained models."
+	tests := []struct {
+		name, answer, source, mismatch, word string
+	}{
+		{"with for without", "The team plan costs $49 per agent per month with a Shopify integration, and Sandra will start the trial with the AI add-on.", call, Contradiction, "AI"},
+		{"faithful", "The team plan costs $49 per agent per month with a Shopify integration, and Sandra will start the trial without the AI add-on.", call, None, ""},
+		{"without for with", "The authors release the code and trained models of a method trained without labelled data from the target domain that reaches high accuracy on three benchmark sets.",
+			paper, Contradiction, "labelled"},
+		{"the source has both", "The authors release the code and trained models of a method trained without labelled data from the target domain that reaches high accuracy on three benchmark sets.",
+			paper + " A variant is trained without labelled data from the target domain.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+			if tt.word != "" {
+				require.Equal(t, tt.word, r.Evidence[0].AnswerText, "%+v", r.Evidence)
+			}
+		})
+	}
+}
