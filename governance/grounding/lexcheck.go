@@ -479,6 +479,12 @@ func (s *state) lexAntonym(answer, source string) (Evidence, bool) {
 			if !x.antV[t.id] {
 				continue // the usual case: no antonym of the word in the source
 			}
+			if lv := s.lexSupported(l, answer, t); lv == lexSynonym || lv == lexDerivation {
+				// The source supports the word by meaning: a paraphrase of
+				// what it says, no opposite of another word ("back" for
+				// the source's "support", beside a "go ahead").
+				continue
+			}
 			x.bases2 = l.baseForms(w, x.bases2[:0])
 			if e, ok := s.antonymNeighbour(l, answer, source, i, w); ok {
 				return e, true

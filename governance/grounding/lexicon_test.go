@@ -187,3 +187,26 @@ func TestHyponymSwap(t *testing.T) {
 		})
 	}
 }
+
+// TestAntonymOfSupportedWord: an answer word that WordNet relates to a
+// source word as a synonym or derivation is supported, so it is no
+// opposite of another source word ("back" is a synonym of the source's
+// "support", whatever "go ahead" elsewhere); an antonym the source does
+// not support is still one.
+func TestAntonymOfSupportedWord(t *testing.T) {
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"supported by a synonym", "The money raised by the charge will go back into public transport and buses, and the chair asked why the council should proceed with the charge for residents.",
+			"Many residents support the charge for buses, and the money raised by the charge will be reinvested in public transport. The chair asked why the council should go ahead with the charge and proceed.", None},
+		{"an antonym the source does not support", "After a long trial in the city court, the jury found the defendant innocent of the charge of theft from the shop.",
+			"The jury found the defendant guilty of the charge of theft from the shop after a long trial in the city court.", Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
