@@ -147,9 +147,12 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
-		if has && (!st.betterElsewhere(q, near, &claimed) || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near)) {
-			st.swapTo[i] = st.numberPlace(q, near)
-			continue
+		if has {
+			better, place := st.numberPlaces(q, near, &claimed, len(st.anums) > 1)
+			if !better || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near) {
+				st.swapTo[i] = place
+				continue
+			}
 		}
 		// "2.5 kg" for "2500 g", "90 minutes" for "1.5 hours": the same
 		// amount in another unit.
@@ -462,7 +465,7 @@ type state struct {
 	// words that are number words, found by tokenize for wordNumbers.
 	snumAt, anumAt []int32
 	anear          []nbits // per answer number: closeSet
-	swapTo         []int32 // per answer number the source states: numberPlace, or -1
+	swapTo         []int32 // per answer number the source states: numberPlaces' place, or -1
 	spans          [][2]int
 	ctx            []int32        // number contexts (word ids)
 	inSource       []bool         // by word id: a stem of the source (the vocabulary)
@@ -2000,26 +2003,10 @@ func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 	return true
 }
 
-// numberPlace returns the index of the source number whose context shares
-// the most words with answer number q's (scores of q), when it has
-// another value and shares at least 3 more than any source number of q's
-// value (near is closeSet(q)); -1 when there is none. Unlike
-// betterElsewhere it keeps the source numbers whose values the answer
-// states elsewhere: swappedWith pairs them.
-func (s *state) numberPlace(q *quantity, near *nbits) int32 {
-	compat := s.compatSet(q.kind)
-	same, _ := s.maxScore(compat.and(near))
-	diff, top := s.maxScore(compat.andNot(near))
-	if diff >= 3 && diff >= same+3 {
-		return int32(top.first())
-	}
-	return -1
-}
-
 // swappedWith returns the source number answer number i stands in for
 // when it trades places with another answer number, each stated by the
 // source (and so passed by betterElsewhere) but where the context puts
-// the other's value (numberPlace): "a 50% increase in productivity and a 35%
+// the other's value (numberPlaces): "a 50% increase in productivity and a 35%
 // reduction in lead times" against "a 35% increase in team productivity
 // and a 50% reduction in project lead times". betterElsewhere leaves out
 // the source numbers whose values the answer states elsewhere (an answer
@@ -2165,13 +2152,29 @@ func closeTo(a, b float64) bool {
 // values the answer states too (claimed) do not count. It reads the scores
 // of q (scores must have run for q); near is closeSet(q).
 func (s *state) betterElsewhere(q *quantity, near, claimed *nbits) bool {
+	better, _ := s.numberPlaces(q, near, claimed, false)
+	return better
+}
+
+// numberPlaces returns betterElsewhere and, when that is false and swaps
+// is set, the index of the source number whose context shares at least 3
+// and 3 more words with q's than any source number of q's value does,
+// among those whose values the answer states elsewhere (claimed), which
+// betterElsewhere leaves out: where swappedWith looks for a trade (-1 when
+// there is none).
+func (s *state) numberPlaces(q *quantity, near, claimed *nbits, swaps bool) (better bool, place int32) {
 	compat := s.compatSet(q.kind)
-	sameSet := compat.and(near)
 	diffSet := compat.andNot(near)
-	diffSet = diffSet.andNot(claimed)
-	same, _ := s.maxScore(sameSet)
-	diff, _ := s.maxScore(diffSet)
-	return diff >= 3 && diff >= same+3
+	same, _ := s.maxScore(compat.and(near))
+	if diff, _ := s.maxScore(diffSet.andNot(claimed)); diff >= 3 && diff >= same+3 {
+		return true, -1
+	}
+	if swaps {
+		if diff, top := s.maxScore(diffSet.and(claimed)); diff >= 3 && diff >= same+3 {
+			return false, int32(top.first())
+		}
+	}
+	return false, -1
 }
 
 // maxScore returns the highest score among the numbers of set (0 when

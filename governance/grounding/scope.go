@@ -677,10 +677,31 @@ const WithoutConfidence = 0.6
 // occurrences are read once per Check.
 func (s *state) withoutFlip(answer string) (Evidence, bool) {
 	var seen map[int32]uint8
-	for i := range s.atoks {
-		t := &s.atoks[i]
-		kind := withKind(s.atoks, answer, i)
-		if kind == 0 || !s.vocab(t.id) {
+	la := s.lowerAnswer(answer)
+	for i := 0; ; {
+		k := strings.Index(la[i:], "with")
+		if k < 0 {
+			break
+		}
+		k += i
+		i = k + len("with")
+		if k > 0 && isWordByte(la[k-1]) {
+			continue
+		}
+		kind, e := uint8(1), i
+		if strings.HasPrefix(la[i:], "out") {
+			kind, e = 2, i+len("out")
+		}
+		if e < len(la) && isWordByte(la[e]) {
+			continue // "within", "withdraw", "withouts"
+		}
+		// The content word after it, in its clause.
+		j := sort.Search(len(s.atoks), func(j int) bool { return s.atoks[j].start >= e })
+		if j == len(s.atoks) || breakBetween(answer, e, s.atoks[j].start) {
+			continue
+		}
+		t := &s.atoks[j]
+		if !s.vocab(t.id) {
 			continue
 		}
 		if seen == nil {
@@ -688,8 +709,8 @@ func (s *state) withoutFlip(answer string) (Evidence, bool) {
 		}
 		src, ok := seen[t.id]
 		if !ok {
-			for _, j := range s.sourceToks(t.id) {
-				src |= 1 << withKind(s.stoks, s.source, int(j))
+			for _, q := range s.sourceToks(t.id) {
+				src |= 1 << withKind(s.stoks, s.source, int(q))
 			}
 			seen[t.id] = src
 		}
