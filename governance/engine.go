@@ -391,10 +391,16 @@ func (c *Compiled) Verify(in Input) Decision {
 	var g GroundingResult
 	if c.policy.Grounding.Enabled && c.eng.opts.Grounder != nil && in.ToolResult != "" && in.Answer != "" {
 		g = c.eng.opts.Grounder.Check(in.Answer, in.ToolResult)
-		if f, ok := c.groundingFinding(g); ok {
-			findings = append(findings, f)
+		if g.Mismatch != "" && g.Mismatch != MismatchNone {
+			// mismatch_type is the checker's verdict whatever the policy
+			// does with it: under the rule's min_confidence no policy fires
+			// and the answer is not acted on, but the verdict and its
+			// evidence are still the caller's to see.
 			d.MismatchType = g.Mismatch
 			d.Explanation.Grounding = g.Evidence
+		}
+		if f, ok := c.groundingFinding(g); ok {
+			findings = append(findings, f)
 		}
 	}
 
@@ -663,10 +669,14 @@ func RiskScore(f []Finding) float64 {
 
 func summary(d Decision) string {
 	if len(d.Reasons) == 0 {
+		s := "allowed: no policy fired"
 		if len(d.Findings) > 0 {
-			return fmt.Sprintf("allowed: %d finding(s) recorded, none requires action", len(d.Findings))
+			s = fmt.Sprintf("allowed: %d finding(s) recorded, none requires action", len(d.Findings))
 		}
-		return "allowed: no policy fired"
+		if !slices.ContainsFunc(d.Findings, func(f Finding) bool { return f.Policy == "grounding."+d.MismatchType }) && len(d.Explanation.Grounding) > 0 {
+			s += fmt.Sprintf("; a possible %s mismatch under the policy's min_confidence: %s", d.MismatchType, d.Explanation.Grounding[0].Reason)
+		}
+		return s
 	}
 	r := d.Reasons[0]
 	verb := map[Action]string{

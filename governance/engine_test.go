@@ -239,7 +239,8 @@ func TestVerifyGrounding(t *testing.T) {
 	}
 	unsupported := GroundingResult{Mismatch: MismatchUnsupported, Confidence: 0.8,
 		Evidence: []Evidence{{AnswerSpan: scan.Span{Start: 0, End: 5}, AnswerText: "Paris", Reason: "not in the source"}}}
-	low := GroundingResult{Mismatch: MismatchContradiction, Confidence: 0.3}
+	low := GroundingResult{Mismatch: MismatchContradiction, Confidence: 0.3,
+		Evidence: []Evidence{{AnswerSpan: scan.Span{Start: 0, End: 1}, AnswerText: "a", Reason: "the answer negates what the source states"}}}
 	tests := []struct {
 		name       string
 		g          GroundingResult
@@ -247,6 +248,7 @@ func TestVerifyGrounding(t *testing.T) {
 		governance Action
 		answer     string
 		mismatch   string
+		unacted    bool // a verdict under min_confidence: reported, no finding
 	}{
 		{
 			name: "numeric corrected and pii redacted", g: numeric,
@@ -264,9 +266,11 @@ func TestVerifyGrounding(t *testing.T) {
 			governance: ActionRegenerate, answer: "Paris is nice", mismatch: MismatchUnsupported,
 		},
 		{
-			name: "low confidence mismatch ignored", g: low,
+			// Under min_confidence no policy fires, but mismatch_type and
+			// the evidence still report the checker's verdict.
+			name: "low confidence mismatch reported, not acted on", g: low,
 			in:         Input{Answer: "a", ToolResult: "b"},
-			governance: ActionAllow, answer: "a", mismatch: MismatchNone,
+			governance: ActionAllow, answer: "a", mismatch: MismatchContradiction, unacted: true,
 		},
 		{
 			name: "no tool_result: grounding skipped", g: numeric,
@@ -282,7 +286,12 @@ func TestVerifyGrounding(t *testing.T) {
 			require.Equal(t, tt.governance, d.Governance)
 			require.Equal(t, tt.answer, d.Answer)
 			require.Equal(t, tt.mismatch, d.MismatchType)
-			if tt.mismatch != MismatchNone {
+			switch {
+			case tt.unacted:
+				require.Empty(t, d.Findings)
+				require.NotEmpty(t, d.Explanation.Grounding)
+				require.Contains(t, d.Explanation.Summary, "allowed: no policy fired; a possible "+tt.mismatch+" mismatch under the policy's min_confidence")
+			case tt.mismatch != MismatchNone:
 				require.Equal(t, "grounding."+tt.mismatch, d.Findings[0].Policy)
 				require.NotEmpty(t, d.Explanation.Grounding)
 			}

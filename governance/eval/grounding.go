@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/governance/grounding"
 )
 
@@ -50,6 +51,10 @@ func Grounding(datasetsDir string) ([]Table, error) {
 	tab := Table{Category: "Grounding (answer vs source)"}
 	overall := Row{Label: "SummEdits all files (consistent vs inconsistent)", Target: "bal.acc>=0.70"}
 	numeric := Row{Label: "SummEdits numeric-edit rows vs consistent rows", Target: "bal.acc>=0.90"}
+	// What the default policy acts on (blocks, rewrites or regenerates):
+	// verdicts at or over its min_confidence. Verify's mismatch_type reports
+	// every verdict, as the rows above count them.
+	var acted, haluActed Row
 	typeOK, typeAll := 0, 0
 	var perFile []Row
 	// Held out by document: the documents numbered from 1 across the three
@@ -78,6 +83,7 @@ func Grounding(datasetsDir string) ([]Table, error) {
 			inconsistent := r.Label == 0
 			count(&row, inconsistent, flagged)
 			count(&overall, inconsistent, flagged)
+			count(&acted, inconsistent, flagged && res.Confidence >= governance.DefaultMinConfidence)
 			count(&half[d%2], inconsistent, flagged)
 			count(&halfFile[f][d%2], inconsistent, flagged)
 			if !inconsistent || numericEdit(r) {
@@ -106,8 +112,10 @@ func Grounding(datasetsDir string) ([]Table, error) {
 	var haluHalf [2]Row
 	for i, r := range haluRows {
 		n := i + 1
-		right := c.Check(r.Right, r.Knowledge).Mismatch != grounding.None
-		hallucinated := c.Check(r.Hallucinated, r.Knowledge).Mismatch != grounding.None
+		rr, hr := c.Check(r.Right, r.Knowledge), c.Check(r.Hallucinated, r.Knowledge)
+		right, hallucinated := rr.Mismatch != grounding.None, hr.Mismatch != grounding.None
+		count(&haluActed, false, right && rr.Confidence >= governance.DefaultMinConfidence)
+		count(&haluActed, true, hallucinated && hr.Confidence >= governance.DefaultMinConfidence)
 		count(&halu, false, right)
 		count(&halu, true, hallucinated)
 		count(&haluHalf[n%2], false, right)
@@ -118,7 +126,7 @@ func Grounding(datasetsDir string) ([]Table, error) {
 	tab.Rows = append([]Row{numeric}, perFile...)
 	tab.Rows = append(tab.Rows, overall, halu)
 	tab.Notes = []string{
-		"Positive = inconsistent summary / hallucinated answer; flagged = mismatch_type other than none. Targets are on balanced accuracy.",
+		"Positive = inconsistent summary / hallucinated answer; flagged = mismatch_type other than none, as POST /v1/verify reports it (also under the policy's min_confidence, where no policy fires). Targets are on balanced accuracy.",
 		"Numeric-edit rows: inconsistent rows whose summary's numbers differ from original_summary's, against all consistent rows of the three files.",
 		fmt.Sprintf("Mismatch type agreement on inconsistent SummEdits rows with a mapped edit type (numeric / negation+antonym -> contradiction / hallucinated fact -> unsupported): %d of %d (%.1f%%).", typeOK, typeAll, 100*ratio(typeOK, typeAll)),
 		fmt.Sprintf("Held out by document (SummEdits documents numbered from 1 across sales_email, samsum, scitldr; HaluEval rows from 1): balanced accuracy on even / odd documents: all files %.3f / %.3f (sales_email %.3f / %.3f, samsum %.3f / %.3f, scitldr %.3f / %.3f), HaluEval %.3f / %.3f. Thresholds are chosen on the even ones.",
@@ -127,6 +135,8 @@ func Grounding(datasetsDir string) ([]Table, error) {
 			halfFile["samsum"][0].BalancedAccuracy(), halfFile["samsum"][1].BalancedAccuracy(),
 			halfFile["scitldr"][0].BalancedAccuracy(), halfFile["scitldr"][1].BalancedAccuracy(),
 			haluHalf[0].BalancedAccuracy(), haluHalf[1].BalancedAccuracy()),
+		fmt.Sprintf("Verdicts the default policy acts on (confidence >= %.1f; under it Verify reports mismatch_type but no policy fires and the answer passes): SummEdits all files %.3f (recall %.3f, FPR %.3f), HaluEval %.3f.",
+			governance.DefaultMinConfidence, acted.BalancedAccuracy(), acted.Recall(), acted.FPR(), haluActed.BalancedAccuracy()),
 		"Published balanced accuracy on SummEdits: SummaC-Conv 57.1, QAFactEval 65.5, GPT-4 82.1.",
 	}
 	// A target met over all rows but not on the held-out half is not met on
