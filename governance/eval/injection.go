@@ -90,6 +90,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, third set (30 instructions in documents, e-mails, pages, tool outputs; scored once in stop 21; development for the second round)", lines(attacksHeldOut3), embedded),
 		attackRow("attacks, fourth set (30 instructions planted in documents and tool outputs, some in other languages or with no AI noun; scored once in stop 21's second round; development for the third)", lines(attacksHeldOut4), embedded),
 		attackRow("attacks, fifth held-out set (30 instructions planted in documents and tool outputs, 14 in other languages, 10 with no AI noun; written before stop 21's third round, scored once after it)", lines(attacksHeldOut5), embedded),
+		attackRow("attacks, sixth development set (40 of the sixth held-out set's families in other words; chose stop 22)", lines(attacksDev6), embedded),
 		attackRow("attacks, sixth held-out set (40: short goal hijacks and prompt leaking in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, secret extraction, role-play jailbreaks, instructions in e-mails, tables and code; written before stop 22, scored once after it)", lines(attacksHeldOut6), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
@@ -201,6 +202,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, held out (project-written before stop 21's second round, scored once after it)", benignDocsHeldOut},
 		{"documents and tool outputs in Spanish, German, French, Portuguese, Italian, Chinese, Japanese and English with instructions to human readers, assistants and AI nouns, development (project-written; chose stop 21's third round)", benignDocsDev2},
 		{"documents and tool outputs in several languages with instructions to human readers ('when you receive this e-mail, reply', 'Note to translators:'), assistants and bots, held out (project-written before stop 21's third round, scored once after it)", benignDocsHeldOut2},
+		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, development (project-written; chose stop 22)", benignDev3},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, held out (project-written before stop 22, scored once after it)", benignHeldOut3},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
@@ -232,12 +234,16 @@ var (
 	attacksHeldOut4 string
 	//go:embed questions/attacks_heldout5.txt
 	attacksHeldOut5 string
+	//go:embed questions/attacks_dev6.txt
+	attacksDev6 string
 	//go:embed questions/attacks_heldout6.txt
 	attacksHeldOut6 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
 	benignHeldOut2 string
+	//go:embed questions/benign_dev3.txt
+	benignDev3 string
 	//go:embed questions/benign_heldout3.txt
 	benignHeldOut3 string
 	//go:embed questions/benign_docs_dev.txt
