@@ -203,7 +203,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"documents and tool outputs in Spanish, German, French, Portuguese, Italian, Chinese, Japanese and English with instructions to human readers, assistants and AI nouns, development (project-written; chose stop 21's third round)", benignDocsDev2},
 		{"documents and tool outputs in several languages with instructions to human readers ('when you receive this e-mail, reply', 'Note to translators:'), assistants and bots, held out (project-written before stop 21's third round, scored once after it)", benignDocsHeldOut2},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, development (project-written; chose stop 22)", benignDev3},
-		{"long benign role-play prompts ('I want you to act as ...; I will ..., you will ...; my first request is ...'), development (project-written; chose stop 22's corpus/roleplay_long.jsonl)", benignRolePlayDev},
+		{"long benign role-play prompts ('I want you to act as ...; I will ..., you will ...; my first request is ...'), development (project-written; chose stop 22's FeatureVersion 23)", benignRolePlayDev},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, held out (project-written before stop 22, scored once after it)", benignHeldOut3},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))

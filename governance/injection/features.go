@@ -25,6 +25,9 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	23: role-play in an everyday task frame ("I will ... and you will
+//	    ...", "my first request is") with no other signal is a bare
+//	    trigger (task_frame)
 //	22: "what were you told before this chat", "your new job is to"
 //	21: overrides, "forget what ..." and secret requests in Polish and
 //	    Czech, more forms in Dutch, French ("ignore les ...", "ne tiens
@@ -68,7 +71,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 22
+const FeatureVersion = 23
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -734,6 +737,9 @@ var signalREs = []struct {
 	// Marker likewise: the text asks for something read backwards.
 	{"reverse_named", []string{"backwards", "backward", "reverse", "reversed", "reversing"}, regexp.MustCompile(`\b(?:backwards?|revers(?:e|ed|ing))\b`), 0},
 	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored)`), 0},
+	// A task frame of everyday role-play prompts ("I will paste a text and
+	// you will ...", "my first request is ..."): input to bareTrigger.
+	{"task_frame", []string{"i will", "first"}, regexp.MustCompile(`\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
 	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car|windows|linux|ubuntu|macos)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation|windows|linux|ubuntu|macos|mac)\b[^.\n?]{0,50}\bmode\b|\b(?:safe|airplane|flight|dark|light|night|recovery|sleep|hibernate|incognito|guest|compatibility|power saving|low power|battery saver|kiosk|presentation|reading|focus|offline|silent|editor|insert|visual|tablet|desktop|landscape|portrait|full ?screen|eco|sport|manual) mode\b`), 0},
 }
 
@@ -1187,18 +1193,21 @@ var speakerRoles = map[string]bool{
 // keeps NoSignalFloor for it).
 const BareTrigger = "bare_trigger"
 
-// bareTrigger replaces the trigger_word and setting_mode markers of
-// matchSignals by bare_trigger when no attack signal fired. A mode of a
-// device or app ("developer mode on my Android phone") is no mode_switch
-// when nothing else is: "turn on" and "enable" are how one speaks of such
-// settings.
+// bareTrigger replaces the trigger_word, setting_mode and task_frame
+// markers of matchSignals by bare_trigger when no attack signal fired. A
+// mode of a device or app ("developer mode on my Android phone") is no
+// mode_switch when nothing else is: "turn on" and "enable" are how one
+// speaks of such settings. Likewise role-play in a task frame ("act as a
+// tour guide; I will tell you my city and you will suggest ...; my first
+// request is ...") is how everyday prompts are written when nothing else
+// fires; a role-play jailbreak names what it drops or wants.
 func bareTrigger(out []string) []string {
-	trig, setting := slices.Contains(out, "trigger_word"), slices.Contains(out, "setting_mode")
-	if !trig && !setting {
+	trig, setting, frame := slices.Contains(out, "trigger_word"), slices.Contains(out, "setting_mode"), slices.Contains(out, "task_frame")
+	if !trig && !setting && !frame {
 		return out
 	}
 	out = slices.DeleteFunc(out, marker)
-	if setting && len(out) == 1 && out[0] == "mode_switch" {
+	if setting && len(out) == 1 && out[0] == "mode_switch" || frame && len(out) == 1 && out[0] == "roleplay" {
 		out, trig = out[:0], true
 	}
 	if trig && len(out) == 0 {
@@ -1207,10 +1216,10 @@ func bareTrigger(out []string) []string {
 	return out
 }
 
-// marker reports the two entries of signalREs that are input to
+// marker reports the entries of signalREs that are input to
 // bareTrigger, not signals.
 func marker(name string) bool {
-	return name == "trigger_word" || name == "setting_mode" || name == cipherNamed || name == reverseNamed
+	return name == "trigger_word" || name == "setting_mode" || name == "task_frame" || name == cipherNamed || name == reverseNamed
 }
 
 const cipherNamed, reverseNamed = "cipher_named", "reverse_named"
