@@ -58,7 +58,7 @@ var floods = []struct{ name, unit string }{
 	// Polish and Dutch overrides and requests, "new task" nouns, Czech and
 	// Polish AI nouns, the secret's letters, "told", "your", "orders",
 	// "now you are" in other languages), with no match to end a search.
-	{"stop22-triggers", "zapomeň. ignoruj? tiens lado: aufgabe. tarea! úkol; zadanie heslo? sistema. jaké: umělá inteligence. asystenta letters; secret. told? your. orders bist eres: jesteś "},
+	{"stop22-triggers", "zapomeň. ignoruj? tiens lado: aufgabe. tarea! úkol; zadanie heslo? sistema. jaké: umělá inteligence. asystenta letters; secret. told? your. orders bist eres: jesteś allowed; each letter "},
 	// FeatureVersion 23: task-frame triggers ("i will", "first") with no
 	// "you will" to end a search.
 	{"task-frame", "i will give. my first. act as i will tell, first "},
