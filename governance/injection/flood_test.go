@@ -54,11 +54,12 @@ var floods = []struct{ name, unit string }{
 	// other languages, tasks and greetings (FeatureVersion 20), with no
 	// directive to end a search.
 	{"addressed-ml", "hinweis für die ki, asistente virtual que lee: l'ia. modèle de langage! ai助手请注意: 言語モデルへ, when you summarise this page, whoever is processing these, hey there, helpful bot - the reader's assistant must. "},
-	// Stop 22: the trigger words of FeatureVersions 21-22 and 24 (Czech,
+	// Stop 22: the trigger words of FeatureVersions 21-22, 24-26 (Czech,
 	// Polish and Dutch overrides and requests, "new task" nouns, Czech and
 	// Polish AI nouns, the secret's letters, "told", "your", "orders",
-	// "now you are" in other languages), with no match to end a search.
-	{"stop22-triggers", "zapomeň. ignoruj? tiens lado: aufgabe. tarea! úkol; zadanie heslo? sistema. jaké: umělá inteligence. asystenta letters; secret. told? your. orders bist eres: jesteś allowed; each letter "},
+	// "now you are" in other languages, "attention"), with no match to end
+	// a search.
+	{"stop22-triggers", "zapomeň. ignoruj? tiens lado: aufgabe. tarea! úkol; zadanie heslo? sistema. jaké: umělá inteligence. asystenta letters; secret. told? your. orders bist eres: jesteś allowed; each letter achtung: attention? "},
 	// FeatureVersion 23: task-frame triggers ("i will", "first") with no
 	// "you will" to end a search.
 	{"task-frame", "i will give. my first. act as i will tell, first "},
