@@ -25,6 +25,8 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	27: "forget what I said" in other languages takes back the user's own
+//	    words: only "forget what you were told" is an override
 //	26: "all previous tasks/requests" as override objects, "attention,
 //	    stop!" in eight languages as a task switch
 //	25: each letter of the password, the word the model may not say
@@ -76,7 +78,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 26
+const FeatureVersion = 27
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -806,9 +808,11 @@ const mlNewTask = `\bneue (?:aufgabe|anweisung|anweisungen)\b|\bnueva tarea\b|\b
 // dran" is "your turn".
 const mlNowYouAre = `\b(?:jetzt|nun|ab jetzt|ab sofort) bist du (?:ein|eine|der|die|das)\b|\bdu bist (?:jetzt|nun|ab sofort) (?:ein|eine|der|die|das)\b|\bahora eres (?:un|una|el|la)\b|\bmaintenant,? tu es (?:un|une|le|la)\b|\bora sei (?:un|una|il|la|lo)\b|\bagora (?:você é|tu és) (?:um|uma|o|a)\b|\bnu ben je (?:een|de|het)\b|\bteraz jesteś|\bteď jsi`
 
-// mlForgetAll: "forget everything" in another language, the override of
-// the whole context ("Vergiss alles, was vorher gesagt wurde").
-const mlForgetAll = `\bvergiss alles\b|\bvergessen sie alles\b|\bvergesst alles\b|\boublie(?:z)? tout\b|\bolvida(?:te de)? todo\b|\bolvide todo\b|\bdimentica(?:te)? tutto\b|\besque[cç]a tudo\b|\bvergeet alles\b|\bzapomnij o wszystkim\b|\bzapomnij wszystko\b|zapomeň na (?:všechno|vše)|zapomeňte na (?:všechno|vše)|zapomeň,? co\b|\bzapomnij,? co\b|\bvergiss,? was\b|\bvergeet wat\b|\bolvida lo (?:anterior|que te)\b|\boubliez? ce qu|\besque[cç]a o que\b|\bdimentica quello che\b|забудь вс[её]|забудьте вс[её]|\bignora (?:todo|tutto)\b|\bignore tout\b|\bignore tudo\b|\bignoriere alles\b|\bnegeer alles\b|\bzignoruj wszystko\b|\bignoruj (?:všechno|vše)`
+// mlForgetAll: "forget everything" or "forget what you were told" in
+// another language, the override of the whole context ("Vergiss alles,
+// was vorher gesagt wurde"); "forget what I said" takes back the user's
+// own words ("Olvida lo que te dije antes, prefiero ...") and is none.
+const mlForgetAll = `\bvergiss alles\b|\bvergessen sie alles\b|\bvergesst alles\b|\boublie(?:z)? tout\b|\bolvida(?:te de)? todo\b|\bolvide todo\b|\bdimentica(?:te)? tutto\b|\besque[cç]a tudo\b|\bvergeet alles\b|\bzapomnij o wszystkim\b|\bzapomnij wszystko\b|zapomeň na (?:všechno|vše)|zapomeňte na (?:všechno|vše)|zapomeň,? co ti (?:bylo|řekli|napsali)|\bzapomnij,? co ci (?:wcześniej |wyżej )?(?:powiedziano|napisano|kazano)|\bvergiss,? was (?:man dir|dir|vorher|davor|oben|bisher|zuvor)\b|\bvergeet wat (?:je|jou|er|de|het|men|hierboven)\b|\bolvida lo (?:anterior|que te (?:dijeron|han dicho|indicaron|ordenaron|pidieron))\b|\boubliez? ce (?:qu'on t'a|que l'on t'a|qui pr[eé]c[eè]de)|\besque[cç]a o que (?:te|lhe) (?:disseram|foi dito|mandaram)\b|\bdimentica quello che ti (?:hanno|è stato)|забудь вс[её]|забудьте вс[её]|\bignora (?:todo|tutto)\b|\bignore tout\b|\bignore tudo\b|\bignoriere alles\b|\bnegeer alles\b|\bzignoruj wszystko\b|\bignoruj (?:všechno|vše)`
 
 // mlPivot: a sentence opening with "speaking of (that|X)" in another
 // language (Spanish, French, German, Italian, Portuguese, Dutch, Polish,
