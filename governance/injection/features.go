@@ -25,6 +25,8 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	28: "vergiss deine Aufgabe" only right after the verb ("vergiss
+//	    nicht, deine Aufgabe abzugeben" is a reminder)
 //	27: "forget what I said" in other languages takes back the user's own
 //	    words: only "forget what you were told" is an override
 //	26: "all previous tasks/requests" as override objects, "attention,
@@ -78,7 +80,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 27
+const FeatureVersion = 28
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -787,7 +789,7 @@ const (
 // Ukrainian, Greek, Chinese, Japanese, Korean, Arabic, Hindi).
 const (
 	mlOverrideVerbs    = `\bignor(?:a|ar|ez|er|iere|ieren|ate)\b|\bignore (?:as|os|todas|todos|las|los|suas|seus|tus|sus|les|toutes|tous|vos|ces)\b|\bvergiss\b|\bvergessen sie\b|\bvergesst\b|\bvergeet\b|\boubli(?:e|ez|er)\b|\bolvid(?:a|e|ar|ate|ate)\b|olvídate|\bdimentica(?:te)?\b|esqueça|\besquec[ae]\b|\bnegeer\b|\bzignoruj\b|\bzapomnij\b|\bignoruj(?:te)?\b|zapomeň|\bne (?:tiens|tenez) (?:pas|plus) compte\b|\bdeja de lado\b|\bhaz caso omiso\b|\bno hagas caso\b|\babaikan\b|\blupakan\b|\bunut(?:un)?\b|görmezden gel|\byok say|bỏ qua|quên|игнор|ігнор|забуд|не обращай внимания|αγνό|αγνο|ξέχασ|忽略|忽视|无视|無視|不要理会|무시|잊어|تجاهل|انس|अनदेख|नज़रअंदाज़|नजरअंदाज|भूल जा`
-	mlInstructionNouns = `instruc|instrukc|pokyn|polecen|opdracht|zadání|\bdeine (?:bisherige |eigentliche |ursprüngliche )?aufgabe\b|\baufgabe von oben\b|\btu tarea\b|\bta tâche|\bil tuo compito\b|\b(?:sua|tua|a) tarefa\b|\bje taak\b|\btwoje zadanie\b|\bsv[ůu]j [úu]kol|instruç|anweisung|vorgaben|regeln|istruzion|consign|regla|regole|règles|diretriz|directrices|indicaciones|instructies|instrukcj|instruksi|petunjuk|aturan|talimat|kural|hướng dẫn|chỉ dẫn|quy tắc|инструкц|інструкц|указани|вказівк|правил|οδηγ|εντολ|κανόν|指示|指令|说明|説明|規則|规则|命令|지시|지침|명령|규칙|تعليمات|التعليمات|الأوامر|القواعد|निर्देश|नियम`
+	mlInstructionNouns = `instruc|instrukc|pokyn|polecen|opdracht|zadání|\btu tarea\b|\bta tâche|\bil tuo compito\b|\b(?:sua|tua|a) tarefa\b|\bje taak\b|\btwoje zadanie\b|\bsv[ůu]j [úu]kol|instruç|anweisung|vorgaben|regeln|istruzion|consign|regla|regole|règles|diretriz|directrices|indicaciones|instructies|instrukcj|instruksi|petunjuk|aturan|talimat|kural|hướng dẫn|chỉ dẫn|quy tắc|инструкц|інструкц|указани|вказівк|правил|οδηγ|εντολ|κανόν|指示|指令|说明|説明|規則|规则|命令|지시|지침|명령|규칙|تعليمات|التعليمات|الأوامر|القواعد|निर्देश|नियम`
 	mlSecretNouns      = `contraseña|contrasena|clave secreta|\bla password\b|mot de passe|passwort|kennwort|senha|palavra-passe|wachtwoord|hasło|haslo|şifre|sifre|\bparola\b|kata sandi|mật khẩu|пароль|секретн|κωδικ|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड|prompt del sistema|prompt système|prompt di sistema|systemprompt|prompt de sistema|prompt do sistema|mensaje (?:de|del) sistema|mensagem do sistema|systeemprompt|prompt systemow|systémový prompt|systemanweisung|systemnachricht|\bheslo\b|\bhesla\b|промпт|システムプロンプト|系统提示|시스템 프롬프트`
 	mlRequest          = `\bcu[aá]l\b|\bdime\b|\bdame\b|\brevela|\bmuestra|\bescribe|\bquel(?:le)? est\b|\bdonne|\bdis-moi\b|\brévèle|\bmontre|\bécris|\bwie lautet\b|\bwas ist\b|\bgib\b|\bgeben\b|\bverrate|\bzeig|\bnenn|\bschreib|\bqual\b|\bdiga\b|\bmostr[ae]|\brevel[ea]|\bdimmi\b|\brivela|\bscrivi|\bwat is\b|\bgeef\b|\bvertel\b|\bjakie?\b|\bpodaj\b|\bpowiedz\b|\bpokaż|\bzdradź|\bnapisz\b|\bwypisz\b|\bukaž|\bukažte|\bprozraď|řekni|\bnapiš|\bvypiš|\bjak[éýá]|\btoon\b|\blaat (?:me|mij|ons)\b|\bc[oó]pia|\brecopie|\bwiederhole|\bmostre|\bnedir\b|\bsöyle|\bgöster|\bapa\b|\bberikan\b|\bberitahu|là gì|cho tôi|какой|скажи|назови|покажи|раскрой|напиши|ποιος|ποιο|πες|δείξε|何|教えて|見せて|是什么|是多少|告诉|告訴|给我|給我|显示|무엇|뭐|알려|보여|ما هي|ما هو|أعطني|اكشف|أخبرني|क्या है|बताओ|बताएं|बताइए|दिखाओ`
 )
@@ -812,7 +814,9 @@ const mlNowYouAre = `\b(?:jetzt|nun|ab jetzt|ab sofort) bist du (?:ein|eine|der|
 // another language, the override of the whole context ("Vergiss alles,
 // was vorher gesagt wurde"); "forget what I said" takes back the user's
 // own words ("Olvida lo que te dije antes, prefiero ...") and is none.
-const mlForgetAll = `\bvergiss alles\b|\bvergessen sie alles\b|\bvergesst alles\b|\boublie(?:z)? tout\b|\bolvida(?:te de)? todo\b|\bolvide todo\b|\bdimentica(?:te)? tutto\b|\besque[cç]a tudo\b|\bvergeet alles\b|\bzapomnij o wszystkim\b|\bzapomnij wszystko\b|zapomeň na (?:všechno|vše)|zapomeňte na (?:všechno|vše)|zapomeň,? co ti (?:bylo|řekli|napsali)|\bzapomnij,? co ci (?:wcześniej |wyżej )?(?:powiedziano|napisano|kazano)|\bvergiss,? was (?:man dir|dir|vorher|davor|oben|bisher|zuvor)\b|\bvergeet wat (?:je|jou|er|de|het|men|hierboven)\b|\bolvida lo (?:anterior|que te (?:dijeron|han dicho|indicaron|ordenaron|pidieron))\b|\boubliez? ce (?:qu'on t'a|que l'on t'a|qui pr[eé]c[eè]de)|\besque[cç]a o que (?:te|lhe) (?:disseram|foi dito|mandaram)\b|\bdimentica quello che ti (?:hanno|è stato)|забудь вс[её]|забудьте вс[её]|\bignora (?:todo|tutto)\b|\bignore tout\b|\bignore tudo\b|\bignoriere alles\b|\bnegeer alles\b|\bzignoruj wszystko\b|\bignoruj (?:všechno|vše)`
+// "Vergiss deine Aufgabe" only right after the verb: "vergiss nicht,
+// deine Aufgabe abzugeben" is a reminder.
+const mlForgetAll = `\bvergiss alles\b|\b(?:vergiss|ignoriere) (?:deine|die) (?:bisherige |eigentliche |ursprüngliche |obige )?aufgabe\b|\bvergessen sie alles\b|\bvergesst alles\b|\boublie(?:z)? tout\b|\bolvida(?:te de)? todo\b|\bolvide todo\b|\bdimentica(?:te)? tutto\b|\besque[cç]a tudo\b|\bvergeet alles\b|\bzapomnij o wszystkim\b|\bzapomnij wszystko\b|zapomeň na (?:všechno|vše)|zapomeňte na (?:všechno|vše)|zapomeň,? co ti (?:bylo|řekli|napsali)|\bzapomnij,? co ci (?:wcześniej |wyżej )?(?:powiedziano|napisano|kazano)|\bvergiss,? was (?:man dir|dir|vorher|davor|oben|bisher|zuvor)\b|\bvergeet wat (?:je|jou|er|de|het|men|hierboven)\b|\bolvida lo (?:anterior|que te (?:dijeron|han dicho|indicaron|ordenaron|pidieron))\b|\boubliez? ce (?:qu'on t'a|que l'on t'a|qui pr[eé]c[eè]de)|\besque[cç]a o que (?:te|lhe) (?:disseram|foi dito|mandaram)\b|\bdimentica quello che ti (?:hanno|è stato)|забудь вс[её]|забудьте вс[её]|\bignora (?:todo|tutto)\b|\bignore tout\b|\bignore tudo\b|\bignoriere alles\b|\bnegeer alles\b|\bzignoruj wszystko\b|\bignoruj (?:všechno|vše)`
 
 // mlPivot: a sentence opening with "speaking of (that|X)" in another
 // language (Spanish, French, German, Italian, Portuguese, Dutch, Polish,
