@@ -110,6 +110,9 @@ type chatResponse struct {
 	// turn is the request's turn for its session's stored history; nil
 	// for a pre-flight block (never stored).
 	turn *sessionTurn
+	// withheld: the trace's hits for the findings that had an answer
+	// regenerated (the response's policy_hits are the delivered answer's).
+	withheld []schemas.PolicyHit
 }
 
 type toolCall struct {
@@ -502,6 +505,7 @@ func (s *Server) postChat(c echo.Context) error {
 	// triggered: the reasons of the first withheld answer, which say why a
 	// regenerated answer was asked for (as on Verify).
 	var triggered []chatReason
+	var withheld []schemas.PolicyHit // the findings that had it withheld, for the trace
 	for attempt := 0; ; attempt++ {
 		canRegen := attempt < MaxRegenerations
 		out, err := s.complete(c.Request().Context(), lc, llmReq)
@@ -533,14 +537,14 @@ func (s *Server) postChat(c echo.Context) error {
 		case post.Governance == governance.ActionBlock || tools.governance == governance.ActionBlock:
 		case post.Governance == governance.ActionRegenerate:
 			if !regenerated {
-				triggered = chatReasons(post.Reasons)
+				triggered, withheld = chatReasons(post.Reasons), withheldHits(post.Findings)
 			}
 			llmReq.Messages = regenerateTurns(llmReq.Messages, answer, post)
 			regenerated = true
 			continue
 		case tools.governance == governance.ActionRegenerate:
 			if !regenerated {
-				triggered = tools.reasons
+				triggered, withheld = tools.reasons, withheldHits(tools.findings)
 			}
 			// The withheld call's arguments are not sent back to the LLM.
 			msgs := slices.Clone(llmReq.Messages)
@@ -587,6 +591,7 @@ func (s *Server) postChat(c echo.Context) error {
 		resp.Policy = triggered[0].Policy
 	}
 	resp.turn = &turn
+	resp.withheld = withheld
 	return s.finishChat(c, app, tr, resp, findings, final)
 }
 
@@ -816,7 +821,7 @@ func (s *Server) recordChat(c echo.Context, app query.App, tr schemas.Trace, res
 	// redaction is rewritten, like its final_decision.
 	tr.Status = statusOf(resp.Governance)
 	tr.FinalDecision = string(resp.Governance)
-	tr.PolicyHits = policyHits(findings)
+	tr.PolicyHits = append(slices.Clone(resp.withheld), policyHits(findings)...)
 	tr.Answer = answer
 	capTraceText(&tr) // messages up to the 4 MiB body: the trace keeps a cut (one log record)
 	env := schemas.Envelope{Kind: schemas.KindDecision, Trace: tr}

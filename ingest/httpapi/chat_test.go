@@ -238,6 +238,9 @@ func TestChatRegenerate(t *testing.T) {
 	require.Contains(t, string(ce.fake.Received()[len(ce.fake.Received())-1]), "withheld", "the second call carries the corrective instruction")
 	tr := ce.log.all()[0].Trace
 	require.Equal(t, schemas.StatusRegenerated, tr.Status)
+	// The trace names the policy that withheld the first answer (spec 2:
+	// the policies that fired), without spans into text it does not keep.
+	require.Equal(t, []schemas.PolicyHit{{Policy: "pii.email", Severity: "medium", Confidence: tr.PolicyHits[0].Confidence, Stage: "post-flight"}}, tr.PolicyHits)
 	// Both calls are paid for: the fake counts words, the first call's
 	// prompt "contact?" is 1+3 tokens and its answer 2; the second call
 	// also carries that answer (2+3) and the corrective notice.

@@ -258,6 +258,20 @@ func policyHits(f []governance.Finding) []schemas.PolicyHit {
 	return out
 }
 
+// withheldHits are the findings that had an answer regenerated, for the
+// trace of the request that replaced it (spec 2: policy_hits are the
+// policies that fired). Their spans are dropped: they index the withheld
+// answer, which the trace does not keep.
+func withheldHits(f []governance.Finding) []schemas.PolicyHit {
+	var out []schemas.PolicyHit
+	for _, x := range f {
+		if x.Action == governance.ActionRegenerate {
+			out = append(out, schemas.PolicyHit{Policy: x.Policy, Severity: string(x.Severity), Confidence: x.Confidence, Stage: string(x.Stage)})
+		}
+	}
+	return out
+}
+
 // jsonProblem makes a decoder error readable without echoing the body.
 func jsonProblem(err error) string {
 	var se *json.SyntaxError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -62,6 +63,7 @@ type verifyRegen struct {
 	regenerated bool     // the answer judged last is the LLM's
 	failure     map[string]any
 	triggered   []governance.Reason // why the caller's answer was withheld
+	withheld    []schemas.PolicyHit // the findings that withheld it
 }
 
 // judgeVerify is the decision on in; when the policy asks for a regenerate
@@ -84,7 +86,7 @@ func (s *Server) judgeVerify(c echo.Context, app query.App, pol *governance.Comp
 // judged again without the regenerate option (rewrite or block), as in
 // Full Control.
 func (s *Server) regenerateVerify(ctx context.Context, app query.App, pol *governance.Compiled, in governance.Input, dec governance.Decision) (governance.Decision, verifyRegen) {
-	rg := verifyRegen{triggered: dec.Reasons}
+	rg := verifyRegen{triggered: dec.Reasons, withheld: withheldHits(dec.Findings)}
 	lc, err := s.appLLM(app)
 	if err != nil {
 		return s.regenerateFallback(ctx, app, pol, in, &rg, err), rg
@@ -147,5 +149,8 @@ func (rg verifyRegen) record(tr *schemas.Trace) {
 		meta[k] = v
 	}
 	tr.Metadata = mergeMeta(tr.Metadata, meta)
+	if rg.regenerated {
+		tr.PolicyHits = append(slices.Clone(rg.withheld), tr.PolicyHits...)
+	}
 	capTraceText(tr) // an LLM's answer is not bounded by MaxVerifyAnswer
 }

@@ -100,19 +100,20 @@ func TestVerifyRegenerate(t *testing.T) {
 		calls      int            // LLM requests received (a 5xx is retried once)
 		meta       map[string]any // expected members of the trace's metadata
 		failure    string         // regenerate_error_type, "" for none
+		withheld   bool           // the caller's answer was replaced: its finding is on the trace
 	}{
 		{name: "regenerated", script: []llmfake.Reply{{Content: "Please use the contact form."}},
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "regenerate", answer: "Please use the contact form.", status: schemas.StatusRegenerated, calls: 1,
-			meta: map[string]any{"regenerate_calls": 1.0, "regenerate_provider": "openai", "regenerate_model": "gpt-4o-mini"}},
+			meta: map[string]any{"regenerate_calls": 1.0, "regenerate_provider": "openai", "regenerate_model": "gpt-4o-mini"}, withheld: true},
 		{name: "second attempt passes", script: []llmfake.Reply{{Content: "x@y.io"}, {Content: "Use the form."}},
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "regenerate", answer: "Use the form.", status: schemas.StatusRegenerated, calls: 2,
-			meta: map[string]any{"regenerate_calls": 2.0}},
+			meta: map[string]any{"regenerate_calls": 2.0}, withheld: true},
 		{name: "keeps violating: bounded, then rewrite", script: []llmfake.Reply{{Content: "a@b.io"}, {Content: "c@d.io"}},
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "rewrite", answer: "[EMAIL]", status: schemas.StatusRewritten, calls: MaxRegenerations,
-			meta: map[string]any{"regenerate_calls": float64(MaxRegenerations)}},
+			meta: map[string]any{"regenerate_calls": float64(MaxRegenerations)}, withheld: true},
 		{name: "upstream 500: the caller's answer is rewritten", script: []llmfake.Reply{boom, boom},
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "rewrite", answer: "Mail [EMAIL]", status: schemas.StatusRewritten, calls: 2,
@@ -120,7 +121,7 @@ func TestVerifyRegenerate(t *testing.T) {
 		{name: "second call fails: the first new answer is judged", script: []llmfake.Reply{{Content: "Write to x@y.io"}, boom, boom},
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "rewrite", answer: "Write to [EMAIL]", status: schemas.StatusRewritten, calls: 3,
-			meta: map[string]any{"regenerate_calls": 1.0}, failure: llm.ErrStatus},
+			meta: map[string]any{"regenerate_calls": 1.0}, failure: llm.ErrStatus, withheld: true},
 		{name: "upstream timeout", stall: true,
 			body:       map[string]any{"prompt": "contact?", "answer": violating},
 			governance: "rewrite", answer: "Mail [EMAIL]", status: schemas.StatusRewritten, calls: 1,
@@ -166,6 +167,23 @@ func TestVerifyRegenerate(t *testing.T) {
 			require.Equal(t, tt.governance, tr.FinalDecision)
 			require.Equal(t, tt.answer, tr.Answer)
 			require.NoError(t, tr.Validate())
+			// The finding that withheld the caller's answer is on the trace
+			// (spec 2: the policies that fired), without spans: they index
+			// an answer the trace does not keep.
+			var spanless []schemas.PolicyHit
+			for _, h := range tr.PolicyHits {
+				if len(h.Spans) == 0 {
+					spanless = append(spanless, h)
+				}
+			}
+			if tt.withheld {
+				require.Len(t, spanless, 1, "%+v", tr.PolicyHits)
+				require.Equal(t, "pii.email", spanless[0].Policy)
+				require.Equal(t, "post-flight", spanless[0].Stage)
+				require.Equal(t, spanless[0], tr.PolicyHits[0], "first: it decided")
+			} else {
+				require.Empty(t, spanless, "%+v", tr.PolicyHits)
+			}
 			// The trace's tokens are Verify's counted ones (what Verify
 			// bills), whatever the LLM used.
 			u := countVerifyUsage("", fmt.Sprint(tt.body["prompt"]), tt.body["answer"].(string), "")
