@@ -91,6 +91,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, fourth set (30 instructions planted in documents and tool outputs, some in other languages or with no AI noun; scored once in stop 21's second round; development for the third)", lines(attacksHeldOut4), embedded),
 		attackRow("attacks, fifth held-out set (30 instructions planted in documents and tool outputs, 14 in other languages, 10 with no AI noun; written before stop 21's third round, scored once after it)", lines(attacksHeldOut5), embedded),
 		attackRow("attacks, sixth development set (40 of the sixth held-out set's families in other words; chose stop 22)", lines(attacksDev6), embedded),
+		attackRow("attacks, seventh held-out set (40: direct overrides, prompt leaking, role-play jailbreaks, instructions in documents and tool outputs, 12 in other languages; written before stop 22's second round, scored once after it)", lines(attacksHeldOut7), embedded),
 		attackRow("attacks, sixth held-out set (40: short goal hijacks and prompt leaking in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, secret extraction, role-play jailbreaks, instructions in e-mails, tables and code; written before stop 22, scored once after it)", lines(attacksHeldOut6), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
@@ -205,6 +206,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, development (project-written; chose stop 22)", benignDev3},
 		{"long benign role-play prompts ('I want you to act as ...; I will ..., you will ...; my first request is ...'), development (project-written; chose stop 22's FeatureVersion 23)", benignRolePlayDev},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, held out (project-written before stop 22, scored once after it)", benignHeldOut3},
+		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and ignore/skip/override buttons, developer-docs sentences about system prompts and jailbreaks, short benign role-play, everyday requests in 10 languages, held out (project-written before stop 22's second round, scored once after it)", benignHeldOut4},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -239,6 +241,8 @@ var (
 	attacksDev6 string
 	//go:embed questions/attacks_heldout6.txt
 	attacksHeldOut6 string
+	//go:embed questions/attacks_heldout7.txt
+	attacksHeldOut7 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -249,6 +253,8 @@ var (
 	benignRolePlayDev string
 	//go:embed questions/benign_heldout3.txt
 	benignHeldOut3 string
+	//go:embed questions/benign_heldout4.txt
+	benignHeldOut4 string
 	//go:embed questions/benign_docs_dev.txt
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
