@@ -206,6 +206,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, development (project-written; chose stop 22)", benignDev3},
 		{"long benign role-play prompts ('I want you to act as ...; I will ..., you will ...; my first request is ...'), development (project-written; chose stop 22's FeatureVersion 23)", benignRolePlayDev},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, held out (project-written before stop 22, scored once after it)", benignHeldOut3},
+		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and skip/ignore/override buttons, questions about system prompts, short benign role-play, everyday requests in 9 languages, development (project-written; chose stop 22's second round)", benignDev4},
 		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and ignore/skip/override buttons, developer-docs sentences about system prompts and jailbreaks, short benign role-play, everyday requests in 10 languages, held out (project-written before stop 22's second round, scored once after it)", benignHeldOut4},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
@@ -253,6 +254,8 @@ var (
 	benignRolePlayDev string
 	//go:embed questions/benign_heldout3.txt
 	benignHeldOut3 string
+	//go:embed questions/benign_dev4.txt
+	benignDev4 string
 	//go:embed questions/benign_heldout4.txt
 	benignHeldOut4 string
 	//go:embed questions/benign_docs_dev.txt
