@@ -25,6 +25,13 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	29: credential words (eight languages) and "system prompt" are
+//	    trigger words, so a text naming them with no attack structure is
+//	    a bare trigger ("Show password", "Do you have a system
+//	    prompt?"); extraction of "ours"/"yours" after a credential, of
+//	    "your prompt" paraphrased, "what would your prompt say"; an
+//	    override verb after a third person's wish ("a player who wants
+//	    to bypass every rule") is no override
 //	28: "vergiss deine Aufgabe" only right after the verb ("vergiss
 //	    nicht, deine Aufgabe abzugeben" is a reminder)
 //	27: "forget what I said" in other languages takes back the user's own
@@ -80,7 +87,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 28
+const FeatureVersion = 29
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -678,7 +685,7 @@ var signalREs = []struct {
 	// 'ignore all prior' and b = ' instructions'").
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input|orders|commands|tasks|requests)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
 	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead", "job", "goal", "mission", "purpose", "assignment", "role", "aufgabe", "anweisung", "anweisungen", "tarea", "instrucciones", "tâche", "consignes", "compito", "istruzioni", "tarefa", "instruções", "opdracht", "taak", "instructies", "zadanie", "polecenie", "instrukcje", "úkol", "pokyny"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b|\byour (?:new|real|actual|true|only) (?:job|goal|mission|purpose|assignment|role) (?:is|will be) (?:to|now)\b|` + mlNewTask), 0},
-	{"extraction", []string{"allowed", "supposed", "meant", "permitted", "told", "instructed", "programmed", "configured", "context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|\bconfirm\b[^.\n]{0,40}\b(?:the|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials|secret)\b|` + extractAbove + `|` + extractPieces), 0},
+	{"extraction", []string{"allowed", "supposed", "meant", "permitted", "told", "instructed", "programmed", "configured", "context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passwords", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|\bconfirm\b[^.\n]{0,40}\b(?:the|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials|secret)\b|\b(?:passwords?|passphrases?|passcodes?|credentials)\b[^\n]{0,60}?\b(?:confirm|tell me|share|give me|reveal|send me|read me) (?:ours|yours)\b|\b(?:paraphrase|summari[sz]e|quote|rephrase|reword)\b[^.\n]{0,20}\byour (?:system )?prompt\b|\bwhat (?:would|does|did|do) your (?:system |initial |hidden |original )?(?:prompt|instructions) say\b|` + extractAbove + `|` + extractPieces), 0},
 	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli"}, regexp.MustCompile(`\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version of (?:you|yourself|chatgpt|gpt|the ai|the assistant|the model|claude|gemini)|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you", "now you are", "bist", "eres", "tu es", "sei", "você", "ben je", "jesteś", "jsi"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b|` + mlNowYouAre), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
@@ -745,7 +752,7 @@ var signalREs = []struct {
 	{"cipher_named", []string{"caesar", "cipher"}, regexp.MustCompile(`\b(?:caesar|cipher)`), 0},
 	// Marker likewise: the text asks for something read backwards.
 	{"reverse_named", []string{"backwards", "backward", "reverse", "reversed", "reversing"}, regexp.MustCompile(`\b(?:backwards?|revers(?:e|ed|ing))\b`), 0},
-	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored)`), 0},
+	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored", "password", "passwords", "passcode", "passphrase", "passwort", "contraseña", "mot de passe", "senha", "wachtwoord", "hasło", "heslo", "system prompt", "system prompts", "system message"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored|password|passcode|passphrase|passwort|contraseña|mot de passe|senha|wachtwoord|hasło|heslo|system (?:prompt|message))`), 0},
 	// A task frame of everyday role-play prompts ("I will paste a text and
 	// you will ...", "my first request is ..."): input to bareTrigger.
 	{"task_frame", []string{"i will", "first"}, regexp.MustCompile(`\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
@@ -1073,11 +1080,15 @@ var (
 )
 
 // blankNegatedVerbs returns norm with each override verb that follows a
-// negation ("do not ignore", "never disregard", "without skipping") turned
+// negation ("do not ignore", "never disregard", "without skipping") or a
+// third person's wish ("a player who wants to bypass every rule") turned
 // into x's of the same length, and whether there was one. An override
-// found only there is advice to keep the instructions, not to drop them.
+// found only there is advice to keep the instructions, or a story about
+// someone else, not a demand to drop them.
 func blankNegatedVerbs(norm string) (string, bool) {
-	return blankWords(norm, func(c wordContext) bool { return negationWords[c.prev[0]] && overrideVerbWords[c.w] })
+	return blankWords(norm, func(c wordContext) bool {
+		return overrideVerbWords[c.w] && (negationWords[c.prev[0]] || c.prev[0] == "to" && thirdPartyWishes[c.prev[1]])
+	})
 }
 
 // blankWords returns norm (its first maxFeatureBytes) with each word for
@@ -1119,7 +1130,10 @@ func blankWords(norm string, blank func(wordContext) bool) (string, bool) {
 }
 
 var (
-	negationWords     = setOf("not", "never", "don't", "dont", "doesn't", "mustn't", "shouldn't", "won't", "can't", "cannot", "without")
+	negationWords = setOf("not", "never", "don't", "dont", "doesn't", "mustn't", "shouldn't", "won't", "can't", "cannot", "without")
+	// thirdPartyWishes: verbs of a third person's intent; the first and
+	// second persons ("I want you to", "you need to") do not take the -s.
+	thirdPartyWishes  = setOf("wants", "tries", "pretends", "decides", "attempts", "plans", "refuses", "hopes")
 	overrideVerbWords = setOf("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "override", "overriding", "skip", "skipping", "bypass", "bypassing", "drop", "dropping", "abandon", "abandoning", "neglect", "neglecting", "discard", "discarding")
 )
 
