@@ -31,7 +31,8 @@ const Dims = 1 << 17
 //	    prompt?"); extraction of "ours"/"yours" after a credential, of
 //	    "your prompt" paraphrased, "what would your prompt say"; an
 //	    override verb after a third person's wish ("a player who wants
-//	    to bypass every rule") is no override
+//	    to bypass every rule") is no override; "your instructions for
+//	    a/an ..." are no extraction object ("for a fluffy omelette")
 //	28: "vergiss deine Aufgabe" only right after the verb ("vergiss
 //	    nicht, deine Aufgabe abzugeben" is a reminder)
 //	27: "forget what I said" in other languages takes back the user's own
@@ -1018,11 +1019,12 @@ func signalIndex(name string) int {
 //     user's own, in the text being written or translated;
 //   - "instructions" after "your" and before "for" and a task in -ing that
 //     is not the model's own ("your instructions for making sourdough";
-//     not "your instructions for answering users").
+//     not "your instructions for answering users") or a thing ("your
+//     instructions for a fluffy omelette").
 func blankGenericSecrets(norm string) (string, bool) {
 	return blankWords(norm, func(c wordContext) bool {
 		if c.w == "instructions" || c.w == "instruction" {
-			return c.prev[0] == "your" && c.next == "for" && strings.HasSuffix(c.next2, "ing") && len(c.next2) > 4 && !modelTasks[c.next2]
+			return c.prev[0] == "your" && c.next == "for" && (c.next2 == "a" || c.next2 == "an" || strings.HasSuffix(c.next2, "ing") && len(c.next2) > 4 && !modelTasks[c.next2])
 		}
 		if !secretWords[c.w] {
 			return false
