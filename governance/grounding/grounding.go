@@ -129,7 +129,7 @@ func (c *Checker) Check(answer, source string) Result {
 	from := 0
 	for i := range st.anums {
 		q := &st.anums[i]
-		from = st.context(q, st.atoks, from)
+		from = st.context(q, "", st.atoks, from)
 		near := st.closeSet(q)
 		st.anear = append(st.anear, near)
 		compat := st.compatSet(q.kind)
@@ -1386,10 +1386,16 @@ func parseTime(l string) (float64, bool) {
 }
 
 // context computes q's context: the content words within 6 words of its
-// span (and 80 bytes). from is a token index at or before q's first token:
-// numbers come in text order, so each starts where the last one's search
-// ended (the index returned) instead of a binary search.
-func (s *state) context(q *quantity, toks []tok, from int) int {
+// span (and 80 bytes). In a source (clauses != "", the source text) each
+// side stops at a clause break (ctxBreak) once it has minContext words:
+// in a number-dense transcript the words past the break belong to the next
+// figure ("footwear growing 15%, led by trail shoes. Mia Larsen: We opened
+// three stores"). An answer's windows cross breaks: a summary joins what
+// several source sentences say, so its number's words come from all of
+// them. from is a token index at or before q's first token: numbers come
+// in text order, so each starts where the last one's search ended (the
+// index returned) instead of a binary search.
+func (s *state) context(q *quantity, clauses string, toks []tok, from int) int {
 	i := from
 	for i < len(toks) && toks[i].start < q.span.Start {
 		i++
@@ -1401,9 +1407,9 @@ func (s *state) context(q *quantity, toks []tok, from int) int {
 	st, en := q.span.Start, q.span.End
 	ctx := s.ctx
 	q.c0 = int32(len(ctx))
-	k := max(0, i-6)
-	for k < i && st-toks[k].start > 80 {
-		k++
+	k := i
+	for k > max(0, i-6) && st-toks[k-1].start <= 80 && (k > i-minContext || !ctxBreak(clauses, toks[k-1].end, st)) {
+		k--
 	}
 	for ; k < i; k++ {
 		ctx = append(ctx, toks[k].id)
@@ -1412,12 +1418,34 @@ func (s *state) context(q *quantity, toks []tok, from int) int {
 	for k < end && toks[k].start < en {
 		k++
 	}
-	for ; k < end && toks[k].start-en <= 80; k++ {
+	for k0 := k; k < end && toks[k].start-en <= 80 && (k < k0+minContext || !ctxBreak(clauses, en, toks[k].start)); k++ {
 		ctx = append(ctx, toks[k].id)
 	}
 	q.c1 = int32(len(ctx))
 	s.ctx = ctx
 	return i
+}
+
+// minContext is the number of words a source number's context takes on
+// each side whatever the breaks: a short sentence ("We slipped three
+// weeks.") still ties its number to the words around it.
+const minContext = 2
+
+// ctxBreak: text[a:b] holds a line break or a sentence end ('.', '!', '?',
+// ';' before a space); false for an empty text. Each side of a number
+// scans at most 80 bytes, so the scans stay linear in the numbers.
+func ctxBreak(text string, a, b int) bool {
+	for j := a; j < min(b, len(text)); j++ {
+		switch text[j] {
+		case '\n':
+			return true
+		case '.', '!', '?', ';':
+			if j+1 < len(text) && (text[j+1] == ' ' || text[j+1] == '\n') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
@@ -2205,7 +2233,7 @@ func (s *state) scores(q *quantity) {
 		from := 0
 		for i := range s.snums {
 			q := &s.snums[i]
-			from = s.context(q, s.stoks, from)
+			from = s.context(q, s.source, s.stoks, from)
 			for _, w := range s.ctx[q.c0:q.c1] {
 				k := wordSet[w]
 				if k == 0 {

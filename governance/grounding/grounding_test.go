@@ -178,7 +178,7 @@ func TestBitsetScoring(t *testing.T) {
 		st.indexNumbers(src)
 		st.anums = st.quantities(ans, st.anumAt, st.anums[:0])
 		for i := range st.anums {
-			st.context(&st.anums[i], st.atoks, 0)
+			st.context(&st.anums[i], "", st.atoks, 0)
 		}
 		for i := range st.anums {
 			q := &st.anums[i]
@@ -705,40 +705,71 @@ func TestAlignSentenceMatchesShares(t *testing.T) {
 }
 
 // TestContextMatchesWindow: a number's context (one run of tokens each
-// side) holds the words the per-token window test picks.
+// side) holds the words the per-token window test picks; in a source, a
+// side stops at the first clause break past minContext words.
 func TestContextMatchesWindow(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	pieces := []string{"revenue", "grew", "staff", "offices", "12%", "$4.2 million", "85", "3 km", "2024", "5-7", strings.Repeat("x", 30),
-		strings.Repeat("long ", 9), "the", ", ", ". ", "\n"}
+		strings.Repeat("long ", 9), "the", ", ", ". ", "\n", "; ", "4.5", "Mr."}
 	for range 3000 {
 		var b strings.Builder
 		for range r.Intn(80) {
 			b.WriteString(pieces[r.Intn(len(pieces))] + " ")
 		}
 		text := b.String()
-		st := getState()
-		toks := st.tokenize(text, nil, false)
-		nums := st.quantities(text, st.snumAt, nil)
-		from := 0
-		for i := range nums {
-			q := &nums[i]
-			from = st.context(q, toks, from)
-			var want []int32
-			k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= q.span.Start })
-			for j := max(0, k-6); j < k; j++ {
-				if q.span.Start-toks[j].start <= 80 {
+		for _, clauses := range []string{"", text} {
+			st := getState()
+			toks := st.tokenize(text, nil, false)
+			nums := st.quantities(text, st.snumAt, nil)
+			from := 0
+			for i := range nums {
+				q := &nums[i]
+				from = st.context(q, clauses, toks, from)
+				var want []int32
+				k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= q.span.Start })
+				j := k
+				for j > max(0, k-6) && q.span.Start-toks[j-1].start <= 80 && (k-j < minContext || !ctxBreak(clauses, toks[j-1].end, q.span.Start)) {
+					j--
+				}
+				for ; j < k; j++ {
 					want = append(want, toks[j].id)
 				}
-			}
-			for j := k; j < len(toks) && j < k+7; j++ {
-				if toks[j].start >= q.span.End && toks[j].start-q.span.End <= 80 {
+				n := 0
+				for j := k; j < len(toks) && j < k+7; j++ {
+					if toks[j].start < q.span.End {
+						continue
+					}
+					if toks[j].start-q.span.End > 80 || n >= minContext && ctxBreak(clauses, q.span.End, toks[j].start) {
+						break
+					}
 					want = append(want, toks[j].id)
+					n++
 				}
+				require.Equal(t, want, append([]int32(nil), st.ctx[q.c0:q.c1]...), "%q %d", text, i)
 			}
-			require.Equal(t, want, append([]int32(nil), st.ctx[q.c0:q.c1]...), "%q %d", text, i)
+			putState(st)
 		}
-		putState(st)
 	}
+}
+
+// TestCtxBreak: line breaks and sentence ends break a context; decimal
+// points, commas and an empty text do not.
+func TestCtxBreak(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"grew 15%. Mia opened", true},
+		{"grew 15%\nMia opened", true},
+		{"grew 15%; Mia opened", true},
+		{"grew 15%! Mia opened", true},
+		{"grew 4.5 percent", false},
+		{"grew 15%, led by shoes", false},
+		{"grew 15% (see note.)", false},
+	} {
+		require.Equal(t, tc.want, ctxBreak(tc.text, 0, len(tc.text)), tc.text)
+	}
+	require.False(t, ctxBreak("", 0, 10))
 }
 
 // TestApproxTol: approxTol (which first tests the last letter) agrees with
@@ -1117,6 +1148,30 @@ func TestOrdinalInOtherContext(t *testing.T) {
 		{"ordinal stated elsewhere, spaced", "The Hartwell Museum of Art returned a bronze head of a king from the 16th century to Nigeria.", None},
 		{"another ordinal", "The Hartwell Museum of Art returned a 17th-century bronze head of a king to Nigeria.", Numeric},
 		{"the amount in another context", "The Hartwell Museum of Art returned a bronze head of a king to Nigeria after 16 years.", Numeric},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
+
+// TestContextStopsAtSentence: a source number's context stops at its
+// sentence's end (past two words), so the words of the sentence before
+// an appositive age ("Lewis, 44, has spent ...") no longer make the age a
+// better place for the under-19 side the answer states; the answer's
+// windows still cross its own sentences, and a changed number is caught.
+func TestContextStopsAtSentence(t *testing.T) {
+	src := "The Rovers sacked their manager last month after a run of nine games without a win.\n\n" +
+		"Lewis, 44, has spent the last three seasons in charge of the club's under-19 side, and he took charge on Monday."
+	tests := []struct {
+		name, answer, mismatch string
+	}{
+		{"stated in its own sentence", "The Rovers sacked their manager after nine games without a win. Lewis, who coached the under-19 side for three seasons, took charge on Monday.", None},
+		{"changed", "The Rovers sacked their manager after nine games without a win. Lewis, who coached the under-21 side for three seasons, took charge on Monday.", Numeric},
+		{"changed, the other sentence", "The Rovers sacked their manager after six games without a win. Lewis, who coached the under-19 side for three seasons, took charge on Monday.", Numeric},
 	}
 	c := New()
 	for _, tt := range tests {
