@@ -224,7 +224,7 @@ func (s *state) negatedTok(j int) bool { return negatedAt(s.stoks, s.source, j) 
 // break.
 func negatedAt(toks []tok, text string, j int) bool {
 	from, end := negScope(toks, text, j)
-	return grammaticalNegation(text[from:end])
+	return grammaticalNegation(text, from, end)
 }
 
 // negatedBy: a grammatical negation (negatedAt) or "without" stands
@@ -294,24 +294,26 @@ func negScope(toks []tok, text string, j int) (from, end int) {
 	return from, end
 }
 
-// grammaticalNegation: text has a grammatical negation, as clauseNegated
-// reads them ("not", "no", "never", "none", "nobody", "nothing",
-// "neither", "nor", "cannot", an "n't"; not a "no-" compound), in one
-// pass without lowering each word: a "no" for "number" aside ("my no 1
-// place", numberNo).
-func grammaticalNegation(text string) bool {
-	for i := 0; i < len(text); {
+// grammaticalNegation: text[from:end] has a grammatical negation, as
+// clauseNegated reads them ("not", "no", "never", "none", "nobody",
+// "nothing", "neither", "nor", "cannot", an "n't"; not a "no-" compound),
+// in one pass without lowering each word: a "no" for "number" aside ("my
+// no 1 place", numberNo), and a bound ("not fewer than 10", boundNo),
+// which reads the words after end: a negation right before the word
+// asked about ("fewer") is cut off from them by the range.
+func grammaticalNegation(text string, from, end int) bool {
+	for i := from; i < end; {
 		if !asciiLetter(text[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(text) && (asciiLetter(text[j]) || text[j] == '\'') {
+		for j < end && (asciiLetter(text[j]) || text[j] == '\'') {
 			j++
 		}
 		w := text[i:j]
 		i = j
-		if j < len(text) && text[j] == '-' {
+		if j < end && text[j] == '-' {
 			continue
 		}
 		if n := len(w); n > 3 && w[n-3]|0x20 == 'n' && w[n-2] == '\'' && w[n-1]|0x20 == 't' && !helpBut(text, j) {
@@ -364,7 +366,7 @@ func (s *state) negationStated(answer string, c0, c1 int) bool {
 		if t.start >= c1 {
 			break
 		}
-		if !grammaticalNegation(answer[s.atoks[i-1].end:t.start]) {
+		if !grammaticalNegation(answer, s.atoks[i-1].end, t.start) {
 			continue
 		}
 		next := int32(-1)
@@ -555,7 +557,7 @@ const AddedNegationConfidence = 0.6
 // the source inflects it (otherForm), and a clause that fails is tried as
 // its whole sentence.
 func (s *state) addedNegation(answer, source string) (Evidence, bool) {
-	if !grammaticalNegation(answer) {
+	if !grammaticalNegation(answer, 0, len(answer)) {
 		return Evidence{}, false // the usual case, in one pass rather than one per word
 	}
 	if cap(s.negAny) < s.words.len() {

@@ -143,13 +143,15 @@ func TestAddedNegation(t *testing.T) {
 func TestBoundIsNoNegation(t *testing.T) {
 	bill := "The Administrator may award grants of not more than $50,000 to small business development centers to train staff. " +
 		"Not later than 1 year after the date of enactment of this Act, the Secretary of Labor shall promulgate an interim standard to protect outdoor workers. " +
-		"A State agency may use the funds to upgrade internet connections in public libraries to speeds of not less than 1 gigabit per second."
+		"A State agency may use the funds to upgrade internet connections in public libraries to speeds of not less than 1 gigabit per second. " +
+		"The Secretary shall carry out the pilot program at not fewer than 10 medical centers, of which at least 5 shall be located in rural areas."
 	tests := []struct {
 		name, answer, mismatch string
 	}{
 		{"not more than: up to", "The Administrator may award grants of up to $50,000 to small business development centers to train staff.", None},
 		{"not later than: within", "The Secretary of Labor must promulgate an interim standard within 1 year to protect outdoor workers.", None},
 		{"not less than: dropped negation check", "A State agency may use the funds to upgrade internet connections in public libraries to 1 gigabit per second.", None},
+		{"no fewer than: the bound word asked about", "The pilot program must run at no fewer than 10 medical centers, at least 5 of them rural.", None},
 		{"a real negation stays one", "The Administrator may not award grants to small business development centers to train staff.", Contradiction},
 	}
 	c := New()
@@ -162,6 +164,19 @@ func TestBoundIsNoNegation(t *testing.T) {
 	for w, want := range map[string]bool{"not more than 5": true, "No later than May": true, "no fewer than ten": true, "not more": false, "no longer": false, "not less, but": false, "nothing more than": false} {
 		i := strings.IndexByte(w, ' ')
 		require.Equal(t, want, boundNo(w, 0, i), w)
+	}
+	// grammaticalNegation reads a bound past the end of its range: the
+	// negation scope of "fewer" ends right before it.
+	for _, tc := range []struct {
+		text, upTo string
+		want       bool
+	}{
+		{"at not fewer than 10 centers", "fewer", false},
+		{"at no later than noon", "later", false},
+		{"we did not go there", "go", true},
+		{"at not fewer centers", "fewer", true},
+	} {
+		require.Equal(t, tc.want, grammaticalNegation(tc.text, 0, strings.Index(tc.text, tc.upTo)), tc.text)
 	}
 }
 
