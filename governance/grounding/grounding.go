@@ -522,6 +522,7 @@ type state struct {
 	nbr       map[int32][2]int32
 	polar     map[int32][2]int32 // polarTok's first plain and negated source tokens of a word, +1
 	restrNear map[string][]int32 // nearRestriction's words by restriction kind
+	acronyms  []acronymSeen      // knownAcronym's answers, at most maxAcronyms
 	nbrIDs    []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
@@ -563,6 +564,8 @@ func putState(s *state) {
 	s.source = ""
 	clear(s.replies) // the speakers' names are the source's bytes
 	s.replies = s.replies[:0]
+	clear(s.acronyms) // the answer's bytes
+	s.acronyms = s.acronyms[:0]
 	s.npBuilt = false
 	s.sents = s.sents[:0]
 	s.ctx = s.ctx[:0]
@@ -3075,7 +3078,7 @@ func (s *state) missingNames(answer string) int {
 		if sentenceStart(answer, t.start) {
 			continue
 		}
-		if w := answer[t.start:t.end]; calendarWords[strings.ToLower(w)] || s.acronymOf(w) {
+		if w := answer[t.start:t.end]; calendarWords[strings.ToLower(w)] || s.knownAcronym(w) {
 			continue
 		}
 		t.name = true
@@ -3135,6 +3138,31 @@ var calendarWords = func() map[string]bool {
 	return m
 }()
 
+// maxAcronyms bounds the distinct answer words read as acronyms per Check:
+// each reads the source's words, so an answer of many distinct capitalised
+// words stays linear; past the bound a word counts as a new name.
+const maxAcronyms = 16
+
+type acronymSeen struct {
+	w  string
+	ok bool
+}
+
+// knownAcronym: acronymOf(w) for answer word w, once per word.
+func (s *state) knownAcronym(w string) bool {
+	for _, a := range s.acronyms {
+		if a.w == w {
+			return a.ok
+		}
+	}
+	if len(s.acronyms) == maxAcronyms {
+		return false
+	}
+	ok := s.acronymOf(w)
+	s.acronyms = append(s.acronyms, acronymSeen{w, ok})
+	return ok
+}
+
 // acronymOf: w is an acronym ("CNN", "GANs") of consecutive source words
 // ("convolutional neural network").
 func (s *state) acronymOf(w string) bool {
@@ -3157,7 +3185,47 @@ func (s *state) acronymOf(w string) bool {
 			return true
 		}
 	}
+	// Stop words are no tokens, yet some acronyms take their letter.
+	for k := range s.stoks {
+		if src[s.stoks[k].start]|0x20 == w[0]|0x20 && acronymAt(src, s.stoks[k].start, w) {
+			return true
+		}
+	}
 	return false
+}
+
+// acronymAt: the words of text from i on spell the acronym w, a short
+// lower-case word whose letter w does not take skipped ("Department of
+// Labor": DOL, DL), so a stop word may give its letter ("earnings per
+// share": EPS) or not ("Bureau of Labor Statistics": BLS), at most two
+// in a row ("Department of the Interior": DOI), which keeps each start's
+// reading short. Words run within one clause: spaces and hyphens only
+// between them.
+func acronymAt(text string, i int, w string) bool {
+	for j, skipped := 0, 0; ; {
+		st := i
+		for i < len(text) && asciiLetter(text[i]) {
+			i++
+		}
+		word := text[st:i]
+		switch {
+		case word == "":
+			return false
+		case word[0]|0x20 == w[j]|0x20:
+			j, skipped = j+1, 0
+		case len(word) > 3 || word[0] < 'a' || skipped == 2:
+			return false
+		default:
+			skipped++
+		}
+		if j == len(w) {
+			return true
+		}
+		if i == len(text) || text[i] != ' ' && text[i] != '-' {
+			return false
+		}
+		i++
+	}
 }
 
 // sentences splits on . ! ? and newlines (not inside numbers).

@@ -982,6 +982,11 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// "with" and "without" (withoutFlip: each word's source
 		// occurrences read once).
 		{"with-without", "with qq data. ", "with qq data. without qq data. "},
+		// An acronym in each answer sentence whose first letters the
+		// source's words spell again and again, never to the end (1.2 s a
+		// Check when each occurrence read the whole source; knownAcronym:
+		// each distinct word read once, at most maxAcronyms of them).
+		{"acronym", "the QXZ rose. ", "qxa qxb qy. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -1179,5 +1184,36 @@ func TestContextStopsAtSentence(t *testing.T) {
 			r := c.Check(tt.answer, src)
 			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
 		})
+	}
+}
+
+// TestAcronymWithStopWord: an acronym may take the letter of a stop word
+// ("earnings per share": EPS) or skip it ("Bureau of Labor Statistics":
+// BLS), at most two in a row; other letters still make a new name.
+func TestAcronymWithStopWord(t *testing.T) {
+	for _, tc := range []struct {
+		text, from, w string
+		want          bool
+	}{
+		{"diluted earnings per share of $4.40", "earnings", "EPS", true},
+		{"the Bureau of Labor Statistics said", "Bureau", "BLS", true},
+		{"the Department of the Interior", "Department", "DOI", true},
+		{"the Department of the Interior", "Department", "DI", true},
+		{"the Department of the of Interior", "Department", "DI", false},
+		{"earnings per share", "earnings", "EPR", false},
+		{"earnings, per share", "earnings", "EPS", false},
+		{"earnings Per Share", "earnings", "ES", false},
+		{"cat cat cat cat", "cat", "CD", false},
+	} {
+		require.Equal(t, tc.want, acronymAt(tc.text, strings.Index(tc.text, tc.from), tc.w), "%s in %q", tc.w, tc.text)
+	}
+	src := "Net income was $62 million, or $1.18 per diluted share, compared with $1.09 a year ago. " +
+		"Given our results to date, we now expect diluted earnings per share of $4.40 to $4.60."
+	c := New()
+	for _, tt := range []struct{ answer, mismatch string }{
+		{"Net income was $62 million, or $1.18 per diluted share, against $1.09 a year ago, and given results to date the company now expects diluted EPS of $4.40 to $4.60.", None},
+		{"Net income was $62 million, or $1.18 per diluted share, against $1.09 a year ago, and given results to date the company now expects diluted EBIT of $4.40 to $4.60.", Unsupported},
+	} {
+		require.Equal(t, tt.mismatch, c.Check(tt.answer, src).Mismatch, tt.answer)
 	}
 }
