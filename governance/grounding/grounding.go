@@ -2808,6 +2808,8 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 		if m := s.lex.prefMiss[t.id] - 1; m < 0 || !sameLower(answer, &s.atoks[m], w) {
 			if other = s.prefixedOpposite(w, pref); other == "" {
 				s.lex.prefMiss[t.id] = int32(i) + 1
+			} else if !s.prefixPolar(answer, i, other) {
+				other = ""
 			}
 		}
 		if other == "" {
@@ -2858,6 +2860,15 @@ func (s *state) prefixedOpposite(w []byte, pref bool) string {
 		}
 	}
 	return ""
+}
+
+// prefixPolar: the source word other, the answer token i's opposite by a
+// negative prefix, stands somewhere under the answer word's polarity:
+// "unhurt" restates "no one was hurt".
+func (s *state) prefixPolar(answer string, i int, other string) bool {
+	sw := stemBytes([]byte(other))
+	id := find(&s.words, sw, fnvAdd(fnvOffset, sw))
+	return !s.vocab(id) || s.polarTok(id, negatedBy(s.atoks, answer, i)) >= 0
 }
 
 // sameLower: token t of answer, lower-cased, is the lower-case ASCII word

@@ -1217,3 +1217,26 @@ func TestAcronymWithStopWord(t *testing.T) {
 		require.Equal(t, tt.mismatch, c.Check(tt.answer, src).Mismatch, tt.answer)
 	}
 }
+
+// TestPrefixOppositePolarity: an opposite by a negative prefix states the
+// opposite only under the source word's polarity: "unhurt" restates "no
+// one was hurt" and contradicts "two were hurt".
+func TestPrefixOppositePolarity(t *testing.T) {
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"negated in the source", "The fire destroyed the warehouse, but all 22 night-shift workers got out unhurt.",
+			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and no one was hurt.", None},
+		{"stated in the source", "The fire destroyed the warehouse, but all 22 night-shift workers got out unhurt.",
+			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and two of them were hurt.", Contradiction},
+		{"both negated", "The fire destroyed the warehouse, and the 22 night-shift workers were not unhurt.",
+			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and no one was hurt.", Contradiction},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
