@@ -2433,6 +2433,9 @@ func helpBut(s string, i int) bool {
 // same polarity as the answer's (samePolarity); "" when there is none.
 func (s *state) directOpposite(answer string, w []byte, i int) string {
 	sw := stemBytes(w)
+	if !pairForm(w, sw) {
+		return ""
+	}
 	for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
 		if !s.sharedNeighbour(i, []byte(ant)) {
 			continue
@@ -2451,8 +2454,10 @@ var negFirst = [256]bool{'n': true, 'w': true, 'c': true, 'f': true, 'r': true, 
 func negWordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
 
 // antonymWords holds the stems of the antonym pairs as a words table, for
-// lookups without a map; antonymLists their antonyms by id.
-var antonymWords, antonymLists = func() (*words, [][]string) {
+// lookups without a map; antonymLists their antonyms by id, and
+// antonymPairWords the words of the pairs whose stem it is ("evening" for
+// "even").
+var antonymWords, antonymLists, antonymPairWords = func() (*words, [][]string, [][]string) {
 	pairs := [][2]string{{"increase", "decrease"}, {"rise", "fall"}, {"higher", "lower"}, {"more", "less"}, {"gain", "loss"},
 		{"accept", "reject"}, {"approve", "deny"}, {"approved", "denied"}, {"approve", "reject"}, {"approved", "rejected"}, {"before", "after"}, {"early", "late"}, {"earlier", "later"},
 		{"open", "close"}, {"win", "lose"}, {"won", "lost"}, {"true", "false"}, {"agree", "disagree"}, {"allow", "forbid"},
@@ -2492,8 +2497,44 @@ var antonymWords, antonymLists = func() (*words, [][]string) {
 			}
 		}
 	}
-	return d, lists
+	pairWords := make([][]string, len(lists))
+	for _, p := range pairs {
+		for _, w := range p {
+			for _, st := range stemForms(w) {
+				if i := find(d, st, fnvAdd(fnvOffset, st)); !slices.Contains(pairWords[i], w) {
+					pairWords[i] = append(pairWords[i], w)
+				}
+			}
+		}
+	}
+	return d, lists, pairWords
 }()
+
+// pairForm: the lower-case answer word w (stem sw, one of antonymWords) is
+// a form of a pair word of that stem, not another word the stemmer cut
+// to it: "evenings" is a form of "evening", the adverb "even" is not.
+func pairForm(w, sw []byte) bool {
+	l := lex()
+	if l == nil {
+		return true
+	}
+	i := find(antonymWords, sw, fnvAdd(fnvOffset, sw))
+	if i < 0 {
+		return false
+	}
+	words := antonymPairWords[i]
+	var buf [8]int32
+	bases := l.baseForms(w, buf[:0])
+	for _, p := range words {
+		if p == string(w) {
+			return true
+		}
+		if id := l.lemmas.find([]byte(p)); id >= 0 && containsID(bases, id) {
+			return true
+		}
+	}
+	return false
+}
 
 // stemForms returns the stems of the forms of the base word w: a base in
 // "-e" stems apart from its inflections ("improve"; "improves",

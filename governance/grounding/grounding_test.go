@@ -1240,3 +1240,25 @@ func TestPrefixOppositePolarity(t *testing.T) {
 		})
 	}
 }
+
+// TestPairFormNotStem: a hand-written opposite counts for a form of its
+// pair's word, not for another word the stemmer cuts to the same stem
+// ("even" for "evening", the opposite of "morning").
+func TestPairFormNotStem(t *testing.T) {
+	src := "Guest traffic declined 1.4% in the quarter. Most of that decline came in the morning hours. Same-restaurant sales rose 1.9% on higher checks."
+	c := New()
+	for _, tt := range []struct{ answer, mismatch string }{
+		{"Same-restaurant sales rose 1.9% on higher checks, even as guest traffic declined in the morning hours.", None},
+		{"Same-restaurant sales rose 1.9% on higher checks, while guest traffic declined in the evening hours.", Contradiction},
+	} {
+		r := c.Check(tt.answer, src)
+		require.Equal(t, tt.mismatch, r.Mismatch, "%s: %+v", tt.answer, r.Evidence)
+	}
+	for _, tc := range []struct {
+		w    string
+		want bool
+	}{{"evening", true}, {"evenings", true}, {"even", false}, {"rises", true}, {"falls", true}, {"reduced", true}} {
+		sw := stemBytes([]byte(tc.w))
+		require.Equal(t, tc.want, pairForm([]byte(tc.w), sw), tc.w)
+	}
+}
