@@ -129,7 +129,7 @@ func (c *Checker) Check(answer, source string) Result {
 	from := 0
 	for i := range st.anums {
 		q := &st.anums[i]
-		from = st.context(q, "", st.atoks, from)
+		from = st.context(q, answer, nil, st.atoks, from)
 		near := st.closeSet(q)
 		st.anear = append(st.anear, near)
 		compat := st.compatSet(q.kind)
@@ -477,7 +477,10 @@ type state struct {
 	wordSet []int32
 	wbits   []nbits
 	npBuilt bool
-	planes  [4]nbits // the scores of the current answer number, bit-sliced
+	// sbreak[k]: a clause break (ctxBreak) stands between source tokens k-1
+	// and k, read once per Check for the source numbers' contexts.
+	sbreak []bool
+	planes [4]nbits // the scores of the current answer number, bit-sliced
 
 	// Source numbers by distinct value (closeTo depends on values only, so
 	// an answer number is compared with each distinct value once) and by
@@ -1389,8 +1392,9 @@ func parseTime(l string) (float64, bool) {
 }
 
 // context computes q's context: the content words within 6 words of its
-// span (and 80 bytes). In a source (clauses != "", the source text) each
-// side stops at a clause break (ctxBreak) once it has minContext words:
+// span (and 80 bytes). In a source (breaks != nil: sentenceBreaks of text
+// and toks) each side stops at a break (ctxBreak) once it has minContext
+// words:
 // in a number-dense transcript the words past the break belong to the next
 // figure ("footwear growing 15%, led by trail shoes. Mia Larsen: We opened
 // three stores"). An answer's windows cross breaks: a summary joins what
@@ -1398,7 +1402,7 @@ func parseTime(l string) (float64, bool) {
 // them. from is a token index at or before q's first token: numbers come
 // in text order, so each starts where the last one's search ended (the
 // index returned) instead of a binary search.
-func (s *state) context(q *quantity, clauses string, toks []tok, from int) int {
+func (s *state) context(q *quantity, text string, breaks []bool, toks []tok, from int) int {
 	i := from
 	for i < len(toks) && toks[i].start < q.span.Start {
 		i++
@@ -1410,8 +1414,16 @@ func (s *state) context(q *quantity, clauses string, toks []tok, from int) int {
 	st, en := q.span.Start, q.span.End
 	ctx := s.ctx
 	q.c0 = int32(len(ctx))
-	k := i
-	for k > max(0, i-6) && st-toks[k-1].start <= 80 && (k > i-minContext || !ctxBreak(clauses, toks[k-1].end, st)) {
+	// A break seen in a gap stops the side from the next word past
+	// minContext on; only the gaps beside the number are read here.
+	k, broken := i, false
+	for k > max(0, i-6) && st-toks[k-1].start <= 80 {
+		if breaks != nil {
+			broken = broken || k == i && ctxBreak(text, toks[k-1].end, st) || k < i && breaks[k]
+		}
+		if broken && k <= i-minContext {
+			break
+		}
 		k--
 	}
 	for ; k < i; k++ {
@@ -1421,7 +1433,14 @@ func (s *state) context(q *quantity, clauses string, toks []tok, from int) int {
 	for k < end && toks[k].start < en {
 		k++
 	}
-	for k0 := k; k < end && toks[k].start-en <= 80 && (k < k0+minContext || !ctxBreak(clauses, en, toks[k].start)); k++ {
+	broken = false
+	for k0 := k; k < end && toks[k].start-en <= 80; k++ {
+		if breaks != nil {
+			broken = broken || k == k0 && ctxBreak(text, en, toks[k].start) || k > k0 && breaks[k]
+		}
+		if broken && k >= k0+minContext {
+			break
+		}
 		ctx = append(ctx, toks[k].id)
 	}
 	q.c1 = int32(len(ctx))
@@ -1434,22 +1453,32 @@ func (s *state) context(q *quantity, clauses string, toks []tok, from int) int {
 // weeks.") still ties its number to the words around it.
 const minContext = 2
 
+// sentenceBreaks sets out[k] (grown to len(toks)): a break (ctxBreak)
+// stands between tokens k-1 and k of text; each gap read once.
+func sentenceBreaks(text string, toks []tok, out []bool) []bool {
+	out = growBools(out, len(toks))
+	for k := 1; k < len(toks); k++ {
+		out[k] = ctxBreak(text, toks[k-1].end, toks[k].start)
+	}
+	return out
+}
+
 // ctxBreak: text[a:b] holds a line break or a sentence end ('.', '!', '?',
-// ';' before a space); false for an empty text. Each side of a number
-// scans at most 80 bytes, so the scans stay linear in the numbers.
+// ';' before a space).
 func ctxBreak(text string, a, b int) bool {
-	for j := a; j < min(b, len(text)); j++ {
-		switch text[j] {
-		case '\n':
+	for j := a; j < b; j++ {
+		if !breakByte[text[j]] {
+			continue
+		}
+		if text[j] == '\n' || j+1 < len(text) && (text[j+1] == ' ' || text[j+1] == '\n') {
 			return true
-		case '.', '!', '?', ';':
-			if j+1 < len(text) && (text[j+1] == ' ' || text[j+1] == '\n') {
-				return true
-			}
 		}
 	}
 	return false
 }
+
+// breakByte marks the bytes ctxBreak looks at.
+var breakByte = [256]bool{'\n': true, '.': true, '!': true, '?': true, ';': true}
 
 // tok is a content word: its span, the id of its lower-cased stem, the id
 // of the lower-cased word itself (-1 when not interned at its first sight
@@ -2233,10 +2262,11 @@ func (s *state) scores(q *quantity) {
 		n := s.words.len()
 		wordSet := growInt32(s.wordSet, n)
 		wbits := s.wbits[:0]
+		s.sbreak = sentenceBreaks(s.source, s.stoks, s.sbreak)
 		from := 0
 		for i := range s.snums {
 			q := &s.snums[i]
-			from = s.context(q, s.source, s.stoks, from)
+			from = s.context(q, s.source, s.sbreak, s.stoks, from)
 			for _, w := range s.ctx[q.c0:q.c1] {
 				k := wordSet[w]
 				if k == 0 {

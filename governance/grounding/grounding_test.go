@@ -172,13 +172,14 @@ func TestBitsetScoring(t *testing.T) {
 	for iter := range 400 {
 		src, ans := text(20+r.Intn(900)), text(5+r.Intn(60))
 		st := getState()
+		st.source = src
 		st.stoks = st.tokenize(src, st.stoks[:0], false)
 		st.atoks = st.tokenize(ans, st.atoks[:0], true)
 		st.index()
 		st.indexNumbers(src)
 		st.anums = st.quantities(ans, st.anumAt, st.anums[:0])
 		for i := range st.anums {
-			st.context(&st.anums[i], "", st.atoks, 0)
+			st.context(&st.anums[i], ans, nil, st.atoks, 0)
 		}
 		for i := range st.anums {
 			q := &st.anums[i]
@@ -717,18 +718,22 @@ func TestContextMatchesWindow(t *testing.T) {
 			b.WriteString(pieces[r.Intn(len(pieces))] + " ")
 		}
 		text := b.String()
-		for _, clauses := range []string{"", text} {
+		for _, source := range []bool{false, true} {
 			st := getState()
 			toks := st.tokenize(text, nil, false)
 			nums := st.quantities(text, st.snumAt, nil)
+			var breaks []bool // an answer's windows cross every break
+			if source {
+				breaks = sentenceBreaks(text, toks, nil)
+			}
 			from := 0
 			for i := range nums {
 				q := &nums[i]
-				from = st.context(q, clauses, toks, from)
+				from = st.context(q, text, breaks, toks, from)
 				var want []int32
 				k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= q.span.Start })
 				j := k
-				for j > max(0, k-6) && q.span.Start-toks[j-1].start <= 80 && (k-j < minContext || !ctxBreak(clauses, toks[j-1].end, q.span.Start)) {
+				for j > max(0, k-6) && q.span.Start-toks[j-1].start <= 80 && (k-j < minContext || !source || !ctxBreak(text, toks[j-1].end, q.span.Start)) {
 					j--
 				}
 				for ; j < k; j++ {
@@ -739,7 +744,7 @@ func TestContextMatchesWindow(t *testing.T) {
 					if toks[j].start < q.span.End {
 						continue
 					}
-					if toks[j].start-q.span.End > 80 || n >= minContext && ctxBreak(clauses, q.span.End, toks[j].start) {
+					if toks[j].start-q.span.End > 80 || n >= minContext && source && ctxBreak(text, q.span.End, toks[j].start) {
 						break
 					}
 					want = append(want, toks[j].id)
@@ -753,7 +758,7 @@ func TestContextMatchesWindow(t *testing.T) {
 }
 
 // TestCtxBreak: line breaks and sentence ends break a context; decimal
-// points, commas and an empty text do not.
+// points and commas do not.
 func TestCtxBreak(t *testing.T) {
 	for _, tc := range []struct {
 		text string
@@ -769,7 +774,6 @@ func TestCtxBreak(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, ctxBreak(tc.text, 0, len(tc.text)), tc.text)
 	}
-	require.False(t, ctxBreak("", 0, 10))
 }
 
 // TestApproxTol: approxTol (which first tests the last letter) agrees with
