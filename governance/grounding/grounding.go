@@ -1415,11 +1415,12 @@ func (s *state) context(q *quantity, text string, breaks []bool, toks []tok, fro
 	ctx := s.ctx
 	q.c0 = int32(len(ctx))
 	// A break seen in a gap stops the side from the next word past
-	// minContext on; only the gaps beside the number are read here.
+	// minContext on; the gap holding the number is read here, only when
+	// it has a break (on which side of the number then matters).
 	k, broken := i, false
 	for k > max(0, i-6) && st-toks[k-1].start <= 80 {
 		if breaks != nil {
-			broken = broken || k == i && ctxBreak(text, toks[k-1].end, st) || k < i && breaks[k]
+			broken = broken || k == i && (i == len(toks) || breaks[i]) && ctxBreak(text, toks[k-1].end, st) || k < i && breaks[k]
 		}
 		if broken && k <= i-minContext {
 			break
@@ -1436,7 +1437,7 @@ func (s *state) context(q *quantity, text string, breaks []bool, toks []tok, fro
 	broken = false
 	for k0 := k; k < end && toks[k].start-en <= 80; k++ {
 		if breaks != nil {
-			broken = broken || k == k0 && ctxBreak(text, en, toks[k].start) || k > k0 && breaks[k]
+			broken = broken || k == k0 && breaks[k] && ctxBreak(text, en, toks[k].start) || k > k0 && breaks[k]
 		}
 		if broken && k >= k0+minContext {
 			break
@@ -1454,11 +1455,14 @@ func (s *state) context(q *quantity, text string, breaks []bool, toks []tok, fro
 const minContext = 2
 
 // sentenceBreaks sets out[k] (grown to len(toks)): a break (ctxBreak)
-// stands between tokens k-1 and k of text; each gap read once.
+// stands between tokens k-1 (or the text's start) and k of text; each gap
+// read once.
 func sentenceBreaks(text string, toks []tok, out []bool) []bool {
 	out = growBools(out, len(toks))
-	for k := 1; k < len(toks); k++ {
-		out[k] = ctxBreak(text, toks[k-1].end, toks[k].start)
+	end := 0
+	for k := range toks {
+		out[k] = ctxBreak(text, end, toks[k].start)
+		end = toks[k].end
 	}
 	return out
 }
