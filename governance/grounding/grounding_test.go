@@ -482,19 +482,10 @@ func TestNegativeJudgement(t *testing.T) {
 // list's other words still are.
 func TestJudgementVerbInChat(t *testing.T) {
 	chat := "Lola: I tried to submit the expenses via the website but I keep getting an error\nCassie: Sounds like an IT problem\nLola: OK, I'll ask IT"
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"chat: reports that it does not work", "Lola's expenses fail to go through the website, and Cassie suggests asking IT.", chat, None},
 		{"chat: a judgement the chat does not make", "Lola's expenses are a disaster on the website, and Cassie suggests asking IT.", chat, Unsupported},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 }
 
 // TestParseDecimal: the hand parser agrees with strconv.ParseFloat (commas
@@ -891,23 +882,14 @@ func TestNumberNo(t *testing.T) {
 // side: a source sentence "I cannot help but notice X" states X.
 func TestHelpBut(t *testing.T) {
 	src := "I cannot help but notice that your team has grown fast this year. Our platform can help you keep up."
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"the source affirms", "The team has not grown fast this year.", src, Contradiction},
 		{"the source affirms, faithful", "The team has grown fast this year.", src, None},
 		{"the answer affirms", "I can't help but notice that the team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.",
 			"The team has grown fast this year, with new offices in Berlin and Madrid and more staff across sales and support.", None},
 		{"a plain negation", "The platform cannot help the team keep up.", "The platform can help the team keep up.", Contradiction},
 		{"a curly apostrophe", "The team has not grown fast this year.", "I can’t help but notice that your team has grown fast this year. Our platform can help you keep up.", Contradiction},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 }
 
 // BenchmarkCheckFlood: Check at the size limits (64 KB answer, 256 KB
@@ -1226,23 +1208,14 @@ func TestAcronymWithStopWord(t *testing.T) {
 // opposite only under the source word's polarity: "unhurt" restates "no
 // one was hurt" and contradicts "two were hurt".
 func TestPrefixOppositePolarity(t *testing.T) {
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"negated in the source", "The fire destroyed the warehouse, but all 22 night-shift workers got out unhurt.",
 			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and no one was hurt.", None},
 		{"stated in the source", "The fire destroyed the warehouse, but all 22 night-shift workers got out unhurt.",
 			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and two of them were hurt.", Contradiction},
 		{"both negated", "The fire destroyed the warehouse, and the 22 night-shift workers were not unhurt.",
 			"The fire destroyed the warehouse. All 22 workers on the night shift were evacuated, and no one was hurt.", Contradiction},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 }
 
 // TestPairFormNotStem: a hand-written opposite counts for a form of its
@@ -1264,5 +1237,20 @@ func TestPairFormNotStem(t *testing.T) {
 	}{{"evening", true}, {"evenings", true}, {"even", false}, {"rises", true}, {"falls", true}, {"reduced", true}} {
 		sw := stemBytes([]byte(tc.w))
 		require.Equal(t, tc.want, pairForm([]byte(tc.w), sw), tc.w)
+	}
+}
+
+// checkCase is one answer, its source and the mismatch type it should get.
+type checkCase struct{ name, answer, source, mismatch string }
+
+// checkCases runs Check on each case as a subtest.
+func checkCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	c := New()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
+		})
 	}
 }

@@ -194,19 +194,10 @@ func TestHyponymSwap(t *testing.T) {
 // "support", whatever "go ahead" elsewhere); an antonym the source does
 // not support is still one.
 func TestAntonymOfSupportedWord(t *testing.T) {
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"supported by a synonym", "The money raised by the charge will go back into public transport and buses, and the chair asked why the council should proceed with the charge for residents.",
 			"Many residents support the charge for buses, and the money raised by the charge will be reinvested in public transport. The chair asked why the council should go ahead with the charge and proceed.", None},
 		{"an antonym the source does not support", "After a long trial in the city court, the jury found the defendant innocent of the charge of theft from the shop.",
 			"The jury found the defendant guilty of the charge of theft from the shop after a long trial in the city court.", Contradiction},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 }

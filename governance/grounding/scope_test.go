@@ -189,20 +189,11 @@ func TestNegationStated(t *testing.T) {
 		"Prospect (Ken): And the cost?\n" +
 		"Rep (Nadia): No upfront cost, but you save less over time."
 	prose := strings.NewReplacer("Rep (Nadia): ", "", "Prospect (Ken): ", "", "\n", " ").Replace(chat)
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"the chat negates the same words", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", chat, None},
 		{"the chat negates other words", "Nadia explained that Ken could use a power purchase agreement with no fixed rate.", chat, Contradiction},
 		{"prose: the clause check as before", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", prose, Contradiction},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 }
 
 // TestWithoutFlip: a word the answer has after "with" and the source only
