@@ -215,3 +215,27 @@ func TestSentenceBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionRun: questions that follow each other with no statement
+// between them, one a line or one after another; a statement or a line
+// that is no question starts the count again, and "???" list marks are no questions.
+func TestQuestionRun(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"Who? What? Where? When?", 4},
+		{"Is it safe?\nWho built it?\nWhen?\nWhy?\n", 4},
+		{"Who? What?\nUser: Priya Raman\nWhen? Why?", 2},
+		{"Is it safe? Yes. Who built it? The city. When? In 1871. Why? Coal.", 1},
+		{"Is it safe? Who built it? It opened in 1871! When? Why?", 2},
+		{"川は？ 誰が？ いつ。 なぜ？ どこ？", 2},
+		{"??? Linneo\n??? Suite 824\n??? Sweden\n??? 67626", 0},
+		{"Version 3.5? It is. What? Why?", 2},
+		{"", 0},
+	} {
+		if got := questionRun(c.text); got != c.want {
+			t.Errorf("%q: got %d, want %d", c.text, got, c.want)
+		}
+	}
+}
