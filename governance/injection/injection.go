@@ -309,7 +309,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 			var sig []string
 			sig, ok = focusSignals(sc, text[st:en], read)
 			if ok {
-				if q := s.scorePart(sc, text[st:en], sig); q > p {
+				if q := s.scorePart(sc, text[st:en], sig, long && st >= Window/2); q > p {
 					p, best = q, scan.Span{Start: st, End: en}
 				}
 			}
@@ -332,7 +332,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 				continue
 			}
 			if sig, ok := focusSignals(sc, text[m.start:en], read); ok {
-				if q := s.scorePart(sc, text[m.start:en], sig); q > p {
+				if q := s.scorePart(sc, text[m.start:en], sig, long && m.start >= Window/2); q > p {
 					p, best = q, scan.Span{Start: m.start, End: en}
 				}
 			}
@@ -343,15 +343,35 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 }
 
 // scorePart scores a sentence or run part, whose signals are sig, less
-// sentenceMarginFor its length.
-func (s *Scanner) scorePart(sc *scratch, part string, sig []string) float64 {
+// sentenceMarginFor its length, or plantedMargin for a short part that
+// is planted (see plantedMargin).
+func (s *Scanner) scorePart(sc *scratch, part string, sig []string, planted bool) float64 {
+	m := sentenceMarginFor(len(part))
+	if planted && m == sentenceMargin {
+		m = plantedMargin
+	}
 	var n string
 	n, sc.norm = normalizeScratch(sc.norm, part)
 	var z float64
 	var c int
 	z, c, sc.compact = s.m.textSum(sc.compact, n)
-	return s.m.finishSignals(z, c, sig) - sentenceMarginFor(len(part))
+	return s.m.finishSignals(z, c, sig) - m
 }
+
+// plantedMargin replaces sentenceMargin for a short sentence or run of a
+// long text (over Window bytes) that starts Window/2 bytes or more into
+// it: there it is no part of the message's own opening, which the first
+// window scores with its context, but a request planted in a document.
+// A one-sentence request with a weak signal ("Write an elegant short
+// story about ...", 0.65 alone) fell under the threshold by the margin.
+// The long benign role-play prompt a lower margin flagged ("Every time
+// you hear the phrase ..., you forget everything you've just learned",
+// its opening sentence) is outside it. Chosen on the cross-validated
+// eval, mean of training seeds (docs/governance.md, stop 22, fourth
+// round: 0.15 / 0.14 / 0.13 / 0.12 gave buried attacks +0.67 / +0.83 /
+// +1.17 / +1.50 and 8 KB markdown files -0.50 / -0.50 / -0.33 / +0.17,
+// with wrappedLine).
+const plantedMargin = 0.15
 
 // maxRunSentences bounds the sentences of a run (see sentences): the
 // mean of training seeds gained as much with 4 as with 6, and 6 flagged
@@ -375,6 +395,25 @@ func sentenceStart(text string, from, i int) int {
 		}
 	}
 	return runeStartFrom(text, lo)
+}
+
+// wrappedLine reports whether the line opening at text[k] continues the
+// sentence of the line before: hard-wrapped prose (a README, a mail)
+// breaks its sentences mid-way, the line before ending in a word or a
+// comma and this one opening with a lower-case letter.
+func wrappedLine(text string, k int) bool {
+	if c := text[k]; c < 'a' || c > 'z' {
+		return false
+	}
+	j := k - 1
+	for j > max(0, k-sentenceGapBytes) && (text[j-1] == ' ' || text[j-1] == '\r') {
+		j--
+	}
+	if j == 0 {
+		return false
+	}
+	c := text[j-1]
+	return c == ',' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // runeStartFrom moves i forward to a rune's first byte.
@@ -409,7 +448,7 @@ func sentenceEndsAt(text string, k int) bool {
 		return false
 	}
 	if text[k-1] == '\n' {
-		return true
+		return !wrappedLine(text, k)
 	}
 	// At most sentenceGapBytes spaces and as many closers are read back:
 	// unbounded, a run of closers cost a walk back over it per byte.
