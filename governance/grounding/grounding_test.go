@@ -854,9 +854,7 @@ func TestShortStatementNegation(t *testing.T) {
 // check; "no" before a number is a negation otherwise ("and no 24/7
 // support").
 func TestNumberNo(t *testing.T) {
-	tests := []struct {
-		name, answer, source, mismatch string
-	}{
+	checkCases(t, []checkCase{
 		{"my no 1", "Whitehaven Beach is not my favourite place to visit in Australia.", "Whitehaven Beach is my no 1 place to visit in Australia.", Contradiction},
 		{"No. 10", "The meeting is not at Downing Street.", "The meeting is at No. 10 Downing Street.", Contradiction},
 		{"chat turn", "Bridget and Clare talk about beaches, with both agreeing that Whitehaven Beach is not their favourite.",
@@ -864,14 +862,7 @@ func TestNumberNo(t *testing.T) {
 		{"faithful", "Whitehaven Beach is my favourite place to visit in Australia.", "Whitehaven Beach is my no 1 place to visit in Australia.", None},
 		{"a negation before a number", "The package includes sensors and no 24/7 support.", "The package includes sensors and 24/7 support.", Contradiction},
 		{"a negation before a number on both sides", "The package includes sensors and no 24/7 support.", "The package includes sensors, and no 24/7 support.", None},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, tt.source)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	})
 	for w, want := range map[string]bool{"my no 1 fave": true, "the No. 2 seed": true, "No. 10": true, "and no 24/7 support": false, "no 3 days": false, "no more": false, "piano 1": false} {
 		i := strings.Index(strings.ToLower(w), "no")
 		require.Equal(t, want, numberNo(w, i, i+2), w)

@@ -145,22 +145,13 @@ func TestBoundIsNoNegation(t *testing.T) {
 		"Not later than 1 year after the date of enactment of this Act, the Secretary of Labor shall promulgate an interim standard to protect outdoor workers. " +
 		"A State agency may use the funds to upgrade internet connections in public libraries to speeds of not less than 1 gigabit per second. " +
 		"The Secretary shall carry out the pilot program at not fewer than 10 medical centers, of which at least 5 shall be located in rural areas."
-	tests := []struct {
-		name, answer, mismatch string
-	}{
-		{"not more than: up to", "The Administrator may award grants of up to $50,000 to small business development centers to train staff.", None},
-		{"not later than: within", "The Secretary of Labor must promulgate an interim standard within 1 year to protect outdoor workers.", None},
-		{"not less than: dropped negation check", "A State agency may use the funds to upgrade internet connections in public libraries to 1 gigabit per second.", None},
-		{"no fewer than: the bound word asked about", "The pilot program must run at no fewer than 10 medical centers, at least 5 of them rural.", None},
-		{"a real negation stays one", "The Administrator may not award grants to small business development centers to train staff.", Contradiction},
-	}
-	c := New()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := c.Check(tt.answer, bill)
-			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r.Evidence)
-		})
-	}
+	checkCases(t, []checkCase{
+		{"not more than: up to", "The Administrator may award grants of up to $50,000 to small business development centers to train staff.", bill, None},
+		{"not later than: within", "The Secretary of Labor must promulgate an interim standard within 1 year to protect outdoor workers.", bill, None},
+		{"not less than: dropped negation check", "A State agency may use the funds to upgrade internet connections in public libraries to 1 gigabit per second.", bill, None},
+		{"no fewer than: the bound word asked about", "The pilot program must run at no fewer than 10 medical centers, at least 5 of them rural.", bill, None},
+		{"a real negation stays one", "The Administrator may not award grants to small business development centers to train staff.", bill, Contradiction},
+	})
 	for w, want := range map[string]bool{"not more than 5": true, "No later than May": true, "no fewer than ten": true, "not more": false, "no longer": false, "not less, but": false, "nothing more than": false} {
 		i := strings.IndexByte(w, ' ')
 		require.Equal(t, want, boundNo(w, 0, i), w)
