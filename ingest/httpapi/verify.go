@@ -249,13 +249,18 @@ func statusOf(a governance.Action) string {
 func policyHits(f []governance.Finding) []schemas.PolicyHit {
 	out := make([]schemas.PolicyHit, len(f))
 	for i, x := range f {
-		h := schemas.PolicyHit{Policy: x.Policy, Severity: string(x.Severity), Confidence: x.Confidence, Stage: string(x.Stage)}
+		h := policyHit(x)
 		for _, sp := range x.Spans {
 			h.Spans = append(h.Spans, schemas.Span{Start: sp.Start, End: sp.End})
 		}
 		out[i] = h
 	}
 	return out
+}
+
+// policyHit is the trace's record of finding x, without its spans.
+func policyHit(x governance.Finding) schemas.PolicyHit {
+	return schemas.PolicyHit{Policy: x.Policy, Severity: string(x.Severity), Confidence: x.Confidence, Stage: string(x.Stage)}
 }
 
 // withheldHits are the findings that had an answer regenerated, for the
@@ -266,7 +271,7 @@ func withheldHits(f []governance.Finding) []schemas.PolicyHit {
 	var out []schemas.PolicyHit
 	for _, x := range f {
 		if x.Action == governance.ActionRegenerate {
-			out = append(out, schemas.PolicyHit{Policy: x.Policy, Severity: string(x.Severity), Confidence: x.Confidence, Stage: string(x.Stage)})
+			out = append(out, policyHit(x))
 		}
 	}
 	return out
