@@ -51,13 +51,16 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer, logger *slog
 }
 
 // cmdBenchVerify runs `gateway bench verify`: POST /v1/verify with a 2 KB
-// answer and an 8 KB tool_result against a child `gateway serve`.
+// answer and an 8 KB tool_result against a child `gateway serve`, at fixed
+// open-loop rates and then closed loop.
 func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
 	var cfg bench.Config
 	fs := flag.NewFlagSet("bench verify", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.DurationVar(&cfg.Duration, "duration", 30e9, "length of the measurement")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "closed-loop clients")
+	ratesFlag := fs.String("rates", "250,500,1000", "offered request rates of the open-loop rows, measured before the closed loop (\"\" for none)")
+	per := fs.Duration("per-rate", 5e9, "measurement length of each open-loop rate")
 	fs.StringVar(&cfg.Topology, "topology", "", topologyUsage)
 	var env envFlag
 	fs.Var(&env, "env", "KEY=VALUE for the child gateway(s), repeatable (e.g. -env GATEWAY_BROKER_FSYNC=batch)")
@@ -66,8 +69,18 @@ func cmdBenchVerify(ctx context.Context, args []string, stdout io.Writer, logger
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
+	var rates []int
+	if *ratesFlag != "" {
+		var err error
+		if rates, err = parseRates("-rates", *ratesFlag); err != nil {
+			return usageError{err}
+		}
+	}
+	if *per <= 0 {
+		return usageError{fmt.Errorf("-per-rate must be positive")}
+	}
 	cfg.Logger, cfg.Env = logger, env
-	res, err := bench.RunVerify(ctx, cfg)
+	res, err := bench.RunVerify(ctx, cfg, rates, *per)
 	if err != nil {
 		return fmt.Errorf("bench verify: %w", err)
 	}

@@ -22,7 +22,7 @@ func TestRunHelpFlag(t *testing.T) {
 		{[]string{"eval", "-h"}, "-only"},
 		{[]string{"seed", "-h"}, "-traces"},
 		{[]string{"bench", "ingest", "-h"}, "-fresh-rate"},
-		{[]string{"bench", "verify", "-h"}, "-topology"},
+		{[]string{"bench", "verify", "-h"}, "-per-rate"},
 		{[]string{"bench", "proxy", "-h"}, "-stream-rates"},
 		{[]string{"bench", "console", "-h"}, "-database-url"},
 	}
@@ -49,6 +49,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{"serve", "-no-such-flag"},
 		{"broker", "-fsync", "sometimes"},
 		{"bench"},
+		{"bench", "verify", "-rates", "500,x"},
+		{"bench", "verify", "-per-rate", "0s"},
 		{"no-such-command"},
 		{},
 	} {

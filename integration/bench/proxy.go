@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -107,61 +104,22 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 		}
 	}
 
-	// measure sends rate requests/s for per, open loop: each request leaves
-	// at its scheduled time (pace) on a goroutine of its own, whatever the
-	// earlier ones are doing. Latency counts from the moment the request is
-	// written; how late that was against the schedule (the generator's own
-	// lag) goes to res.SendLag, the same for the direct and proxied paths.
+	// measure runs one open-loop row (openLoop); the generator's lag of
+	// every row goes to res.SendLag (rows are measured one after another).
 	measure := func(rate int, rc *rawClient, path string, body []byte, hdr map[string]string, ttfb bool) ([]time.Duration, int, int) {
-		n := int(float64(rate) * per.Seconds())
 		h := map[string]string{"Authorization": "Bearer sk-upstream-bench"}
 		for k, v := range hdr {
 			h[k] = v
 		}
-		req := rc.request(path, body, h)
-		lat := make([]time.Duration, 0, n)
-		lag := make([]time.Duration, 0, n)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		errs := 0
-		pace(ctx, rate, n, func(scheduled time.Time) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := rc.do(req, false)
-				end := time.Now()
-				if ttfb {
-					end = r.firstByte
-				}
-				if err == nil && r.status != http.StatusOK {
-					err = fmt.Errorf("status %d", r.status)
-				}
-				mu.Lock()
-				if err != nil {
-					errs++
-				} else {
-					lat = append(lat, end.Sub(r.sent))
-					lag = append(lag, r.sent.Sub(scheduled))
-				}
-				mu.Unlock()
-			}()
-		})
-		wg.Wait()
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		res.SendLag = append(res.SendLag, lag...) // rows are measured one after another
-		return lat, n, errs
-	}
-	q := func(l []time.Duration, p float64) time.Duration {
-		if len(l) == 0 {
-			return 0
-		}
-		return l[min(len(l)-1, int(p*float64(len(l))))]
+		lat, lag, sent, errs := openLoop(ctx, rc, rc.request(path, body, h), rate, per, ttfb)
+		res.SendLag = append(res.SendLag, lag...)
+		return lat, sent, errs
 	}
 	run := func(label string, rate int, pbody []byte, mode string, ttfb bool) ProxyRow {
 		dlat, _, _ := measure(rate, direct, "/chat/completions", pbody, nil, ttfb)
 		through, sent, errs := measure(rate, gw, "/v1/chat/completions", pbody, map[string]string{"X-Service-Api-Key": c.key, "X-Service-Mode": mode}, ttfb)
 		row := ProxyRow{Label: label, Rate: rate, Sent: sent, Errs: errs,
-			DirectP50: q(dlat, .5), DirectP99: q(dlat, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+			DirectP50: quantile(dlat, .5), DirectP99: quantile(dlat, .99), ProxyP50: quantile(through, .5), ProxyP99: quantile(through, .99)}
 		row.AddedP50, row.AddedP99 = row.ProxyP50-row.DirectP50, row.ProxyP99-row.DirectP99
 		cfg.Logger.Info("bench proxy", "label", label, "rate", rate, "added_p50", row.AddedP50, "added_p99", row.AddedP99, "errors", errs)
 		return row
@@ -173,7 +131,11 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 		observe = append(observe, run("observe", rate, body, "observe", false))
 	}
 	res.Rows = append(res.Rows, observe...)
-	res.MaxRate = maxRateUnder(observe, res.MaxRateUnder)
+	rows := make([]rateRow, len(observe))
+	for i, r := range observe {
+		rows[i] = rateRow{rate: r.Rate, p99: r.AddedP99, errs: r.Errs}
+	}
+	res.MaxRate = maxRateUnder(rows, res.MaxRateUnder)
 	res.Rows = append(res.Rows, run("guard", 2000, body, "guard", false))
 	for _, rate := range streamRates {
 		res.Rows = append(res.Rows, run("observe, stream (time to first byte)", rate, streamBody, "observe", true))
@@ -187,29 +149,11 @@ func RunProxy(ctx context.Context, cfg Config, rates, streamRates []int, per tim
 	dlat, _, _ := measure(1000, direct, "/chat/completions", upBody, nil, false)
 	through, sent, errs := measure(1000, gw, "/v1/chat", fcBody, map[string]string{"X-API-Key": fcKey}, false)
 	fc := ProxyRow{Label: "full control POST /v1/chat (1 KB prompt and answer)", Rate: 1000, Sent: sent, Errs: errs,
-		DirectP50: q(dlat, .5), DirectP99: q(dlat, .99), ProxyP50: q(through, .5), ProxyP99: q(through, .99)}
+		DirectP50: quantile(dlat, .5), DirectP99: quantile(dlat, .99), ProxyP50: quantile(through, .5), ProxyP99: quantile(through, .99)}
 	fc.AddedP50, fc.AddedP99 = fc.ProxyP50-fc.DirectP50, fc.ProxyP99-fc.DirectP99
 	res.Rows = append(res.Rows, fc)
 	res.PeakRSSBytes = peakRSS(srv.cmd.Process.Pid)
 	return res, ctx.Err()
-}
-
-// maxRateUnder is the highest rate up to which every row, lower rates
-// included, had no error and an added p99 under bound; 0 when the lowest
-// fails. A p99 difference is noisy (the direct p99 alone moves by
-// milliseconds between rows), so a lucky row above a failing one does not
-// count.
-func maxRateUnder(rows []ProxyRow, bound time.Duration) int {
-	rows = slices.Clone(rows)
-	slices.SortFunc(rows, func(a, b ProxyRow) int { return a.Rate - b.Rate })
-	best := 0
-	for _, r := range rows {
-		if r.Errs > 0 || r.AddedP99 >= bound {
-			break
-		}
-		best = r.Rate
-	}
-	return best
 }
 
 // PrintProxy writes the result table.
@@ -221,10 +165,9 @@ func PrintProxy(w io.Writer, r ProxyResult) {
 	fmt.Fprintf(w, "\nOpenAI-compatible proxy vs direct, fake upstream on loopback, open-loop load, traces produced to the log; %s\n", where)
 	fmt.Fprintln(w, "\n| mode | offered req/s | sent (errors) | direct p50 / p99 | proxy p50 / p99 | added p50 | added p99 |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "| %s | %d | %d (%d) | %s / %s | %s / %s | %s | %s |\n", row.Label, row.Rate, row.Sent, row.Errs,
-			us(row.DirectP50), us(row.DirectP99), us(row.ProxyP50), us(row.ProxyP99), us(row.AddedP50), us(row.AddedP99))
+			micros(row.DirectP50), micros(row.DirectP99), micros(row.ProxyP50), micros(row.ProxyP99), micros(row.AddedP50), micros(row.AddedP99))
 	}
 	maxRate := "none of the offered rates"
 	if r.MaxRate > 0 {
@@ -232,8 +175,5 @@ func PrintProxy(w io.Writer, r ProxyResult) {
 	}
 	fmt.Fprintf(w, "\nhighest offered rate up to which every observe row's added p99 stayed under %s: %s\npeak RSS of the gateway (the API process): %d MiB\n",
 		r.MaxRateUnder, maxRate, r.PeakRSSBytes>>20)
-	if lag := slices.Sorted(slices.Values(r.SendLag)); len(lag) > 0 {
-		fmt.Fprintf(w, "load generator lag (request written minus its scheduled time; latencies count from the write): p50 %s, p99 %s\n",
-			us(lag[len(lag)/2]), us(lag[min(len(lag)-1, len(lag)*99/100)]))
-	}
+	printLag(w, r.SendLag)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +27,18 @@ type VerifyResult struct {
 	AnswerBytes  int
 	ToolBytes    int
 	Topology     string // Config.Topology
+
+	// Open-loop rows (RunVerify's rates), measured before the closed loop.
+	Rates        []VerifyRate
+	MaxRateUnder time.Duration // the p99 bound of MaxRate (the 2 ms)
+	MaxRate      int           // highest offered rate up to which every row's p99 stayed under MaxRateUnder (0: none)
+	SendLag      []time.Duration
+}
+
+// VerifyRate is one open-loop row of RunVerify.
+type VerifyRate struct {
+	Rate, Sent, Errs int
+	P50, P99, Max    time.Duration
 }
 
 // verifyBody is the workload: a 2 KB answer checked against an
@@ -45,14 +57,18 @@ func verifyBody() ([]byte, int, int) {
 	return b, len(answer), len(tool)
 }
 
-// RunVerify starts a gateway (embedded defaults) and drives POST /v1/verify
-// closed-loop from cfg.Concurrency clients for cfg.Duration. Latency is the
-// client-observed time of each request: server work plus loopback HTTP on
-// the same 2 cores; every request includes producing the decision to the
-// log before the answer.
-func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
+// RunVerify starts a gateway (embedded defaults) and drives POST /v1/verify,
+// first open loop at each of rates for per (the latency a given load gets:
+// requests leave on schedule whether or not earlier ones have answered),
+// then closed loop from cfg.Concurrency clients for cfg.Duration (the
+// throughput the machine tops out at). Latency is the client-observed time
+// of each request: server work plus loopback HTTP on the same 2 cores;
+// every request includes producing the decision to the log before the
+// answer.
+func RunVerify(ctx context.Context, cfg Config, rates []int, per time.Duration) (VerifyResult, error) {
 	cfg = cfg.Defaults()
-	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}, Topology: cfg.Topology}
+	res := VerifyResult{Concurrency: cfg.Concurrency, Decisions: map[string]int64{}, Topology: cfg.Topology,
+		MaxRateUnder: 2 * time.Millisecond}
 	if err := cfg.Validate(); err != nil {
 		return res, err
 	}
@@ -76,6 +92,23 @@ func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 	}
 	defer rc.close()
 	req := rc.request("/v1/verify", body, map[string]string{"X-API-Key": c.key})
+	if err := rc.warm(64); err != nil {
+		return res, err
+	}
+	rows := make([]rateRow, 0, len(rates))
+	for _, rate := range rates {
+		lat, lag, sent, errs := openLoop(ctx, rc, req, rate, per, false)
+		row := VerifyRate{Rate: rate, Sent: sent, Errs: errs, P50: quantile(lat, .5), P99: quantile(lat, .99)}
+		if len(lat) > 0 {
+			row.Max = lat[len(lat)-1]
+		}
+		cfg.Logger.Info("bench verify", "rate", rate, "p50", row.P50, "p99", row.P99, "errors", errs)
+		res.Rates = append(res.Rates, row)
+		res.SendLag = append(res.SendLag, lag...)
+		rows = append(rows, rateRow{rate: rate, p99: row.P99, errs: errs})
+	}
+	res.MaxRate = maxRateUnder(rows, res.MaxRateUnder)
+
 	var mu sync.Mutex
 	var lat []time.Duration
 	deadline := time.Now().Add(cfg.Duration)
@@ -112,14 +145,8 @@ func RunVerify(ctx context.Context, cfg Config) (VerifyResult, error) {
 	res.Elapsed = time.Since(start)
 	res.Requests = int64(len(lat))
 	res.PerSec = float64(res.Requests) / res.Elapsed.Seconds()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	q := func(p float64) time.Duration {
-		if len(lat) == 0 {
-			return 0
-		}
-		return lat[min(len(lat)-1, int(p*float64(len(lat))))]
-	}
-	res.P50, res.P90, res.P99 = q(0.50), q(0.90), q(0.99)
+	slices.Sort(lat)
+	res.P50, res.P90, res.P99 = quantile(lat, .5), quantile(lat, .9), quantile(lat, .99)
 	if len(lat) > 0 {
 		res.Max = lat[len(lat)-1]
 	}
@@ -154,4 +181,19 @@ func PrintVerify(w io.Writer, r VerifyResult) {
 	fmt.Fprintf(w, "| latency p99 / max | %s / %s | p99 <= 2 ms |\n", r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
 	fmt.Fprintf(w, "| decisions | %v | |\n", r.Decisions)
 	fmt.Fprintf(w, "| peak RSS | %d MiB | |\n", r.PeakRSSBytes>>20)
+	if len(r.Rates) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nOpen loop (measured first; each request leaves at its scheduled time):")
+	fmt.Fprintln(w, "\n| offered req/s | sent (errors) | p50 | p99 | max |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, row := range r.Rates {
+		fmt.Fprintf(w, "| %d | %d (%d) | %s | %s | %s |\n", row.Rate, row.Sent, row.Errs, micros(row.P50), micros(row.P99), micros(row.Max))
+	}
+	maxRate := "none of the offered rates"
+	if r.MaxRate > 0 {
+		maxRate = fmt.Sprintf("%d req/s", r.MaxRate)
+	}
+	fmt.Fprintf(w, "\nhighest offered rate up to which every row's p99 stayed under %s: %s\n", r.MaxRateUnder, maxRate)
+	printLag(w, r.SendLag)
 }
