@@ -191,7 +191,7 @@ func (s *sse) done() { s.data([]byte("[DONE]")) }
 // the upstream's format), then runs post-flight on the completed answer,
 // records the trace, and sends the governance event. Regenerate is not
 // possible once text is on the wire: it acts as rewrite or block.
-func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol *governance.Compiled, st llm.Streamer,
+func (s *Server) streamChat(c echo.Context, app query.App, tr schemas.Trace, pol judge, st llm.Streamer,
 	req llm.Request, cred llm.Credentials, pre governance.Decision, toolText string, turn sessionTurn) error {
 	stream, err := st.Stream(c.Request().Context(), req, cred)
 	if err != nil {

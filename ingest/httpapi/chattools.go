@@ -31,7 +31,7 @@ type toolCheck struct {
 
 // checkToolCalls runs the post-flight policy over each call's arguments.
 // Called only when the answer has tool calls.
-func checkToolCalls(pol *governance.Compiled, calls []toolCall, canRegenerate bool) toolCheck {
+func checkToolCalls(pol judge, calls []toolCall, canRegenerate bool) toolCheck {
 	tc := toolCheck{calls: calls, governance: governance.ActionAllow}
 	for i := range tc.calls {
 		c := &tc.calls[i]

@@ -400,7 +400,7 @@ func BenchmarkChatToolCallCheck(b *testing.B) {
 			for b.Loop() {
 				var tc toolCall
 				tc.ID, tc.Function.Name, tc.Function.Arguments = "call_1", "send_email", c.args
-				_ = checkToolCalls(pol, []toolCall{tc}, false)
+				_ = checkToolCalls(judge{Compiled: pol}, []toolCall{tc}, false)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/governance-gateway/gateway/governance"
 	"github.com/governance-gateway/gateway/query"
@@ -34,6 +35,8 @@ type policyCache struct {
 	m  map[string]*policyEntry // by app id
 	// def is the default policy compiled once.
 	def *governance.Compiled
+	// timer times the decisions of every policy get returns.
+	timer *engineTimer
 }
 
 type policyEntry struct {
@@ -42,16 +45,25 @@ type policyEntry struct {
 	checkedAt time.Time
 }
 
-func newPolicyCache(eng *governance.Engine, store query.Store, ttl time.Duration, now func() time.Time, log *slog.Logger) (*policyCache, error) {
+func newPolicyCache(eng *governance.Engine, store query.Store, ttl time.Duration, now func() time.Time, log *slog.Logger, timer *engineTimer) (*policyCache, error) {
 	def, err := eng.Compile(governance.DefaultPolicy())
 	if err != nil {
 		return nil, err
 	}
-	return &policyCache{eng: eng, store: store, ttl: ttl, now: now, log: log, m: map[string]*policyEntry{}, def: def}, nil
+	return &policyCache{eng: eng, store: store, ttl: ttl, now: now, log: log, m: map[string]*policyEntry{}, def: def, timer: timer}, nil
 }
 
 // get returns the compiled policy of app.
-func (p *policyCache) get(ctx context.Context, app query.App) (*governance.Compiled, error) {
+func (p *policyCache) get(ctx context.Context, app query.App) (judge, error) {
+	compiled, err := p.compiled(ctx, app)
+	if err != nil {
+		return judge{}, err
+	}
+	return judge{Compiled: compiled, timer: p.timer}, nil
+}
+
+// compiled is app's compiled policy, from the cache when it is fresh.
+func (p *policyCache) compiled(ctx context.Context, app query.App) (*governance.Compiled, error) {
 	now := p.now()
 	p.mu.Lock()
 	e := p.m[app.ID]
@@ -102,6 +114,67 @@ func (p *policyCache) invalidate(appID string) {
 	p.mu.Lock()
 	delete(p.m, appID)
 	p.mu.Unlock()
+}
+
+// judge is an application's compiled policy as the handlers call it: each
+// decision's time in the engine goes to gateway_governance_duration_seconds
+// by the stage it judged, so an operator sees what governance adds to a
+// request apart from the LLM, the log and HTTP.
+type judge struct {
+	*governance.Compiled
+	timer *engineTimer // nil: untimed (tests)
+}
+
+// Verify is governance.Compiled.Verify, timed: an input with an answer is a
+// post-flight decision, one without a pre-flight one (prompt and tool
+// outputs).
+func (j judge) Verify(in governance.Input) governance.Decision {
+	if j.timer == nil {
+		return j.Compiled.Verify(in)
+	}
+	start := time.Now()
+	d := j.Compiled.Verify(in)
+	if in.Answer != "" {
+		j.timer.post.Observe(time.Since(start).Seconds())
+	} else {
+		j.timer.pre.Observe(time.Since(start).Seconds())
+	}
+	return d
+}
+
+// VerifyArguments is governance.Compiled.VerifyArguments, timed.
+func (j judge) VerifyArguments(args string, canRegenerate bool) governance.Decision {
+	if j.timer == nil {
+		return j.Compiled.VerifyArguments(args, canRegenerate)
+	}
+	start := time.Now()
+	d := j.Compiled.VerifyArguments(args, canRegenerate)
+	j.timer.tool.Observe(time.Since(start).Seconds())
+	return d
+}
+
+// engineTimer holds the histogram's series by stage, resolved once.
+type engineTimer struct {
+	pre, post, tool prometheus.Observer
+}
+
+// newEngineTimer registers gateway_governance_duration_seconds on reg.
+func newEngineTimer(reg prometheus.Registerer) (*engineTimer, error) {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "gateway_governance_duration_seconds",
+		Help: "Time of one policy decision in the governance engine (scanners, grounding, rules), by stage: pre-flight (a prompt and its tool outputs), post-flight (an answer) and tool_arguments (a tool call's arguments).",
+		// The engine takes tens of µs on a short prompt and about 0.5 ms on
+		// a 2 KB answer against an 8 KB source: finer than the HTTP buckets.
+		Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1, 5},
+	}, []string{"stage"})
+	if err := reg.Register(h); err != nil {
+		return nil, fmt.Errorf("register metrics: %w", err)
+	}
+	return &engineTimer{
+		pre:  h.WithLabelValues(string(governance.StagePre)),
+		post: h.WithLabelValues(string(governance.StagePost)),
+		tool: h.WithLabelValues("tool_arguments"),
+	}, nil
 }
 
 // policyView is the console's view of an application's policy.

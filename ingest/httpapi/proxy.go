@@ -134,7 +134,7 @@ func proxyBodyProblem(body []byte) string {
 // content becomes redacted (the policy's redaction of its text); an array
 // of parts has each part's text redacted on its own (the parts' text joined
 // is what the policy judged, but a redaction must stay inside its part).
-func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted string) []jsonEdit {
+func contentEdits(pol judge, raw json.RawMessage, i int, redacted string) []jsonEdit {
 	path := []string{"messages", strconv.Itoa(i), "content"}
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
@@ -162,7 +162,7 @@ func contentEdits(pol *governance.Compiled, raw json.RawMessage, i int, redacted
 // nothing more for the policy to redact. Each text part is redacted on its
 // own (contentEdits), so an entity spanning two parts would otherwise go
 // out whole while the trace says rewritten.
-func redactedAsJudged(pol *governance.Compiled, body []byte, idx []int) bool {
+func redactedAsJudged(pol judge, body []byte, idx []int) bool {
 	var pr proxyRequest
 	if _, ok := decodeRequest(body, &pr); !ok {
 		return false
@@ -318,7 +318,7 @@ func (s *Server) proxyChat(c echo.Context) error {
 		*d.dst = v
 	}
 
-	var pol *governance.Compiled
+	var pol judge
 	if mode != modeObserve {
 		if pol, err = s.policies.get(c.Request().Context(), app); err != nil {
 			return reject(unavailable("cannot load the application's policy right now; retry", err))

@@ -37,7 +37,7 @@ func present(raw json.RawMessage) bool {
 // arguments; anything else (a custom tool's input, arguments sent as an
 // object, a shape the gateway does not know) is judged as the JSON text of
 // the whole call, never passed unchecked.
-func reviewProxyToolCalls(pol *governance.Compiled, raw []byte) proxyToolReview {
+func reviewProxyToolCalls(pol judge, raw []byte) proxyToolReview {
 	if !bytes.Contains(raw, []byte(`"tool_calls"`)) && !bytes.Contains(raw, []byte(`"function_call"`)) {
 		return proxyToolReview{}
 	}

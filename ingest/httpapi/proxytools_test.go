@@ -169,9 +169,9 @@ func TestProxyToolCallRewriteKeepsBytes(t *testing.T) {
 }
 
 // TestReviewProxyToolCallsCheap: an answer without tool calls is not decoded
-// nor judged (a nil policy would panic).
+// nor judged (a judge without a policy would panic).
 func TestReviewProxyToolCallsCheap(t *testing.T) {
-	rv := reviewProxyToolCalls(nil, []byte(`{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`))
+	rv := reviewProxyToolCalls(judge{}, []byte(`{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`))
 	require.Empty(t, rv.calls)
 	require.Empty(t, rv.edits)
 	require.Empty(t, rv.governance)

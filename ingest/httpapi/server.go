@@ -281,7 +281,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.gov = governance.New()
 	}
 	s.orgModes = newOrgModeCache(deps.Store, cfg.PolicyTTL, s.now)
-	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now, s.logger); err != nil {
+	timer, err := newEngineTimer(reg)
+	if err != nil {
+		return nil, err
+	}
+	if s.policies, err = newPolicyCache(s.gov, deps.Store, cfg.PolicyTTL, s.now, s.logger, timer); err != nil {
 		return nil, err
 	}
 	s.e = s.routes(gath)

@@ -11,7 +11,7 @@ import "github.com/governance-gateway/gateway/governance"
 // Record-only findings of old turns are left out: they were recorded when
 // those turns were new, and repeating them on every later turn would bury
 // the new ones.
-func earlierTurns(pol *governance.Compiled, turns []string) (*governance.Decision, map[int]string, []governance.Finding) {
+func earlierTurns(pol judge, turns []string) (*governance.Decision, map[int]string, []governance.Finding) {
 	var redacted map[int]string
 	var findings []governance.Finding
 	for i, t := range turns {

@@ -68,7 +68,7 @@ type verifyRegen struct {
 
 // judgeVerify is the decision on in; when the policy asks for a regenerate
 // (in.CanRegenerate allowed it), the application's LLM answers again.
-func (s *Server) judgeVerify(c echo.Context, app query.App, pol *governance.Compiled, in governance.Input) (governance.Decision, *verifyRegen) {
+func (s *Server) judgeVerify(c echo.Context, app query.App, pol judge, in governance.Input) (governance.Decision, *verifyRegen) {
 	dec := pol.Verify(in)
 	if dec.Governance != governance.ActionRegenerate {
 		return dec, nil
@@ -85,7 +85,7 @@ func (s *Server) judgeVerify(c echo.Context, app query.App, pol *governance.Comp
 // MaxRegenerations calls. A failed call ends it: the answer in hand is
 // judged again without the regenerate option (rewrite or block), as in
 // Full Control.
-func (s *Server) regenerateVerify(ctx context.Context, app query.App, pol *governance.Compiled, in governance.Input, dec governance.Decision) (governance.Decision, verifyRegen) {
+func (s *Server) regenerateVerify(ctx context.Context, app query.App, pol judge, in governance.Input, dec governance.Decision) (governance.Decision, verifyRegen) {
 	rg := verifyRegen{triggered: dec.Reasons, withheld: withheldHits(dec.Findings)}
 	lc, err := s.appLLM(app)
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *Server) regenerateVerify(ctx context.Context, app query.App, pol *gover
 
 // regenerateFallback judges the answer in hand without the regenerate
 // option after err kept a new one from coming, and notes err for the trace.
-func (s *Server) regenerateFallback(ctx context.Context, app query.App, pol *governance.Compiled, in governance.Input, rg *verifyRegen, err error) governance.Decision {
+func (s *Server) regenerateFallback(ctx context.Context, app query.App, pol judge, in governance.Input, rg *verifyRegen, err error) governance.Decision {
 	s.logger.WarnContext(ctx, "verify regenerate failed; the answer in hand is judged without it", "app_id", app.ID, "err", err)
 	rg.failure = regenerateFailure(err)
 	in.CanRegenerate = false
