@@ -497,6 +497,7 @@ type state struct {
 	postOff, post   []int32 // word id -> sentences holding it (CSR)
 	counts, touched []int32
 	set             []int32
+	negAt           []int32  // source sentences' negation word offsets (sentence.a0)
 	mark            []uint32 // per word id: stamp of the last set it joined
 	stamp           uint32
 	sentSpans       []scan.Span
@@ -1824,6 +1825,9 @@ type sentence struct {
 	span   scan.Span
 	w0, w1 int32 // its unique word ids: sentWords[w0:w1]
 	neg    int
+	// a0, a1: its negation words' offsets in state.negAt (negationShared),
+	// a0 < 0 until read.
+	a0, a1 int32
 }
 
 func (s *state) sentHas(st *sentence, id int32) bool {
@@ -1913,6 +1917,7 @@ func (s *state) sourceSentences(source string) {
 	s.sentSpans = sentences(source, s.sentSpans[:0])
 	s.sents = s.sents[:0]
 	s.sentWords = s.sentWords[:0]
+	s.negAt = s.negAt[:0]
 	s.mark = growMarks(s.mark, s.words.len())
 	k := 0
 	for _, sp := range s.sentSpans {
@@ -1928,7 +1933,7 @@ func (s *state) sourceSentences(source string) {
 			}
 			k++
 		}
-		s.sents = append(s.sents, sentence{span: sp, w0: w0, w1: int32(len(s.sentWords)), neg: -1})
+		s.sents = append(s.sents, sentence{span: sp, w0: w0, w1: int32(len(s.sentWords)), neg: -1, a0: -1})
 	}
 	n := s.words.len()
 	s.postOff = growInt32(s.postOff, n+1)
@@ -2350,6 +2355,12 @@ func negWord(w string) bool {
 // negations counts negation words and "n't" contractions: words are runs
 // of letters and apostrophes (’ included), lower-cased.
 func negations(s string, buf []byte) (int, []byte) {
+	return negationSpans(s, buf, nil)
+}
+
+// negationSpans is negations that also appends, when at is not nil, each
+// counted negation word's [start, end) offsets in s (two entries each).
+func negationSpans(s string, buf []byte, at *[]int32) (int, []byte) {
 	n := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -2386,11 +2397,17 @@ func negations(s string, buf []byte) (int, []byte) {
 				}
 				if negWord(string(low[:k])) && !numberNo(s, st, i) && !helpBut(s, i) && !boundNo(s, st, i) {
 					n++
+					if at != nil {
+						*at = append(*at, int32(st), int32(i))
+					}
 					continue
 				}
 			}
 			if k := len(w); k >= 3 && w[k-3]|0x20 == 'n' && w[k-2] == '\'' && w[k-1]|0x20 == 't' && !helpBut(s, i) {
 				n++
+				if at != nil {
+					*at = append(*at, int32(st), int32(i))
+				}
 			}
 			continue
 		}
@@ -2400,6 +2417,9 @@ func negations(s string, buf []byte) (int, []byte) {
 		}
 		if (negWord(string(buf)) || strings.HasSuffix(string(buf), "n't") || strings.HasSuffix(string(buf), "n’t")) && !helpBut(s, i) {
 			n++
+			if at != nil {
+				*at = append(*at, int32(st), int32(i))
+			}
 		}
 	}
 	return n, buf
@@ -2641,7 +2661,8 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			best.neg, s.buf = negations(srcText, s.buf)
 		}
 		var an int
-		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) && !(an > 0 && s.chat && s.negationStated(answer, sp.Start, sp.End)) {
+		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) && !(an > 0 && s.chat && s.negationStated(answer, sp.Start, sp.End)) &&
+			(an > 0 || s.negationShared(best)) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
 		}
@@ -2661,6 +2682,80 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 		}
 	}
 	return Evidence{}, false
+}
+
+// maxScopedNegations bounds the negations of one source sentence whose
+// scope negationShared reads; past it the sentence's negation counts as
+// before (shared), so each call stays bounded whatever the sentence.
+const maxScopedNegations = 8
+
+// negationShared: a negation of source sentence st bears on the answer
+// sentence whose words alignSentence marked (s.stamp): one of the content
+// words it negates, up to negScopeWords after it in its clause (the two
+// before it when none follows: "those who did not"), is one of the answer
+// sentence's. A sentence aligned by its other clause ("We'll review the
+// numbers after six weeks and move money if the webinars don't perform")
+// puts no negation on what the answer takes from it.
+func (s *state) negationShared(st *sentence) bool {
+	if st.a0 < 0 {
+		// The sentence's negations, read once per Check.
+		at := s.negAt
+		st.a0 = int32(len(at))
+		_, s.buf = negationSpans(s.source[st.span.Start:st.span.End], s.buf, &at)
+		s.negAt, st.a1 = at, int32(len(at))
+	}
+	if st.a1-st.a0 > 2*maxScopedNegations {
+		return true
+	}
+	for k := st.a0; k < st.a1; k += 2 {
+		n0, n1 := int(s.negAt[k])+st.span.Start, int(s.negAt[k+1])+st.span.Start
+		c0, c1 := negClause(s.source, st.span.Start, st.span.End, n0, n1)
+		i := sort.Search(len(s.stoks), func(i int) bool { return s.stoks[i].start >= n1 })
+		seen := 0
+		for j := i; j < len(s.stoks) && s.stoks[j].start < c1 && seen < negScopeWords; j++ {
+			if s.mark[s.stoks[j].id] == s.stamp {
+				return true
+			}
+			seen++
+		}
+		if seen == 0 {
+			for j := i - 1; j >= 0 && s.stoks[j].start >= c0 && seen < 2; j-- {
+				if s.stoks[j].start >= n0 {
+					continue // the negation itself ("nothing")
+				}
+				if s.mark[s.stoks[j].id] == s.stamp {
+					return true
+				}
+				seen++
+			}
+		}
+	}
+	return false
+}
+
+// negScopeWords: the content words after a negation that it negates.
+const negScopeWords = 3
+
+// clauseWindow bounds the bytes negClause reads either side.
+const clauseWindow = 256
+
+// negClause returns the clause of source holding the word [n0, n1)
+// within the sentence [lo, hi), split as clauseEnd splits, at most
+// clauseWindow bytes either side of the word.
+func negClause(source string, lo, hi, n0, n1 int) (int, int) {
+	c0 := n0
+	for c0 > lo && n0-c0 < clauseWindow {
+		c := source[c0-1]
+		if c == ',' || c == ';' || c == ':' {
+			break
+		}
+		if c == ' ' && clauseEnd(source[c0-1:min(hi, c0+9)], 0) == 1 {
+			break // "but", "while", "whereas", "although" start the clause
+		}
+		c0--
+	}
+	end := min(hi, n1+clauseWindow)
+	return c0, n1 + clauseEnd(source[n1:end], 0)
 }
 
 // alignSentence returns the source sentence sharing the most distinct

@@ -1227,3 +1227,25 @@ func checkCases(t *testing.T, cases []checkCase) {
 		})
 	}
 }
+
+// TestNegationShared: a source sentence's negation contradicts an answer
+// sentence without one only when a word it negates is among the answer
+// sentence's words; aligned by its other clause, the sentence puts no
+// negation on what the answer takes from it.
+func TestNegationShared(t *testing.T) {
+	src := "Elena: We'll review the numbers after six weeks and move money if the webinars don't perform."
+	checkCases(t, []checkCase{
+		{"the negated words are not the answer's", "They will review the numbers after six weeks.", src, None},
+		{"the negated word is the answer's", "They will move money after six weeks if the webinars perform.", src, Contradiction},
+		{"a negation before its clause's end", "The plant resumed production on Monday after the fire.",
+			"The plant resumed production on Monday after the fire, which did not reach the main hall.", None},
+		{"negated in the answer's clause", "The fire reached the main hall on Monday.",
+			"The fire did not reach the main hall on Monday.", Contradiction},
+		{"nothing after the negation: the words before it", "Teenagers who stopped using their phones slept longer.",
+			"Teenagers who stopped using their phones slept longer than those who did not.", Contradiction},
+	})
+	// Past maxScopedNegations negations the sentence's negation counts as
+	// before, whatever its words.
+	many := "We will review the plan after six weeks" + strings.Repeat(", not this, not that", maxScopedNegations) + "."
+	checkCases(t, []checkCase{{"many negations", "They will review the plan after six weeks.", many, Contradiction}})
+}
