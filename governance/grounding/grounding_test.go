@@ -964,6 +964,11 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// Check when each occurrence read the whole source; knownAcronym:
 		// each distinct word read once, at most maxAcronyms of them).
 		{"acronym", "the QXZ rose. ", "qxa qxb qy. "},
+		// Each answer sentence without negation aligned with a source
+		// sentence whose negation bears on other words (negationShared:
+		// each source sentence's negations read once per Check, at most
+		// maxScopedNegations of them looked at per answer sentence).
+		{"negation-scope", "apps run fast today. ", "apps run fast today but never qx qy. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
