@@ -1246,8 +1246,8 @@ func TestNegationShared(t *testing.T) {
 			"The plant resumed production on Monday after the fire, which did not reach the main hall.", None},
 		{"negated in the answer's clause", "The fire reached the main hall on Monday.",
 			"The fire did not reach the main hall on Monday.", Contradiction},
-		{"nothing after the negation: the words before it", "Teenagers who stopped using their phones slept longer.",
-			"Teenagers who stopped using their phones slept longer than those who did not.", Contradiction},
+		{"nothing after the negation: the words before it", "The committee and the mayor approved the budget.",
+			"The committee approved the budget, but the mayor did not.", Contradiction},
 	})
 	// Past maxScopedNegations negations the sentence's negation counts as
 	// before, whatever its words.
