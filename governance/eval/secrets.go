@@ -312,7 +312,11 @@ func Secrets() ([]Table, error) {
 	if len(misses) > 0 {
 		notes = append(notes, "Errors: "+strings.Join(misses, "; "))
 	}
-	return []Table{{Category: "Secrets (project corpus)", Rows: []Row{row}, Notes: notes}}, nil
+	gl, err := gitleaksTable()
+	if err != nil {
+		return nil, err
+	}
+	return []Table{{Category: "Secrets (project corpus)", Rows: []Row{row}, Notes: notes}, gl}, nil
 }
 
 // secretsLabel names the corpus by its counts (three credentials per

@@ -8,6 +8,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"math"
 	"math/bits"
 	"regexp"
@@ -62,7 +63,13 @@ type rule struct {
 	// through identMatches, from the identifiers holding a gate.
 	ident    bool
 	anchored *regexp.Regexp
-	need     valueNeed
+	// typed marks a rule for a generated value (a vendor's token, a key):
+	// one holding a run of six ascending letters of one case ("abcdef",
+	// documentation's fill; ascendingRun) is not one. Passwords
+	// (password_assignment) and URL passwords are chosen by people, and
+	// "Passabcdef" may be a real one. Set by init.
+	typed bool
+	need  valueNeed
 }
 
 var rules = []rule{
@@ -71,7 +78,7 @@ var rules = []rule{
 	{id: "github_token", gates: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,255}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
 	{id: "github_token", gates: []string{"github_pat_"}, re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{82}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
 	{id: "gitlab_token", gates: []string{"glpat-"}, re: regexp.MustCompile(`glpat-[A-Za-z0-9_\-]{20,}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
-	{id: "slack_token", gates: []string{"xox"}, re: regexp.MustCompile(`xox[baprse]-[0-9A-Za-z-]{10,250}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95},
+	{id: "slack_token", gates: []string{"xox"}, re: regexp.MustCompile(`xox[baprse]-[0-9A-Za-z-]{10,250}\b`), wordStart: true, sev: scan.SeverityHigh, conf: 0.95, valid: slackShape},
 	{id: "slack_webhook", gates: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,100}`), sev: scan.SeverityHigh, conf: 0.95},
 	{id: "stripe_key", gates: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, re: regexp.MustCompile(`[sr]k_(?:live|test|prod)_[0-9A-Za-z]{20,247}\b`), wordStart: true, sev: scan.SeverityCritical, conf: 0.97},
 	{id: "anthropic_api_key", gates: []string{"sk-ant-"}, re: regexp.MustCompile(`sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,120}`), wordStart: true, sev: scan.SeverityCritical, conf: 0.98},
@@ -244,14 +251,27 @@ var rules = []rule{
 	{id: "discord_bot_token", gates: discordGates(), find: discordBotTokens, group: 1, sev: scan.SeverityCritical, conf: 0.9, entropy: 3},
 	{id: "pagerduty_api_key", gates: []string{"Token token="}, re: regexp.MustCompile(`Token token=["']?([\w+\-]{20})(?:[^\w+\-]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.9, entropy: 3},
 	{id: "jwt", gates: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), wordStart: true, sev: scan.SeverityHigh, conf: 0.9},
-	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99},
+	// Stop 23: a JWT in standard base64 (a Kubernetes secret's data, an
+	// environment file), after gitleaks' jwt-base64: "ZXlK" is base64 of
+	// "eyJ" at a group's start, and the decoded text must be a JWT's
+	// header and claims.
+	{id: "jwt", gates: []string{"ZXlK"}, re: token(`ZXlK[A-Za-z0-9+/]+={0,2}`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, minRunes: 48, maxRunes: 8192, valid: base64JWT},
+	// A key's body must hold 32 base64 bytes or more: "-----BEGIN PRIVATE
+	// KEY-----\nanything\n-----END…" and an empty block are examples.
+	{id: "private_key", gates: []string{"-----BEGIN"}, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)`), sev: scan.SeverityCritical, conf: 0.99, valid: privateKeyBody},
+	// Stop 23, after gitleaks' curl-auth-header and curl-auth-user: HTTP
+	// Basic credentials in a header (base64 of "user:password", decoded
+	// and checked) and curl's -u/--user (up to five continued lines after
+	// "curl"), the span being the credentials.
+	{id: "http_basic_auth", gates: []string{"Basic "}, re: regexp.MustCompile(`Basic ([A-Za-z0-9+/]{8,}={0,2})(?:[^\w+/=\-]|\z)`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, maxRunes: 1024, valid: basicCredentials},
+	{id: "http_basic_auth", gates: []string{"curl"}, re: regexp.MustCompile(`curl\b(?:[^\n]*\\\r?\n){0,5}?[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?([^\s:"'$]{1,64}:["']?[^\s"']{3,128})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.85, valid: curlUser},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
 	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'\t\n\f\r "), leadN: 8, ends: assignKeywordForms},
-		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b["']?\s{0,32}(?:[:=]|=>|:=)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b` + typeAnnotation + `(?:["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=)|["'],)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
 	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, bare: true, lead: unquotedValue, leadN: 8, ends: passwordKeywordForms, long: longValue{class: unquotedValue, term: byteClass(",;)]}\t\n\f\r ")}},
-		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b["']?[ \t]{0,32}(?:[:=]|=>|:=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(passwordKeywords) + `\b` + typeAnnotation + `["']?[ \t]{0,32}(?:[:=]|=>|:{1,3}=|[?.]=)[ \t]{0,32}([^\s"'\x60,;(){}\[\]<>]{8,})(?:[\s,;)\]}]|\z)`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, unquoted: true, maxRunes: 200},
 }
 
 // token compiles a vendor token pattern as submatch 1, ended where the
@@ -333,6 +353,147 @@ func atlasLead(v string) bool { return strings.Index(v, ".atlasv1.") == 14 }
 func bedrockLongLived(v string) bool {
 	n := len(strings.TrimRight(v, "=")) - len("ABSK")
 	return n >= 109 && n <= 269
+}
+
+// slackShape checks a Slack token's digits as gitleaks' slack rules give
+// them: a bot token (xoxb-) starts with 8-14 digits and '-'; a user or
+// configuration token (xoxp-, xoxe-) with three groups of 10-13 digits
+// and 28 or more bytes; any of them with one digit, '-' and 140 or more
+// (configuration and refresh tokens, xoxe.xoxb-1-…); a legacy one
+// (xoxs-, xoxo-) with three groups of digits and a hex part; workspace
+// tokens (xoxa-, xoxr-) with 8 or more alphanumerics.
+// "xoxb-12345-abcd234" and "xoxp-1234567890" are examples.
+func slackShape(v string) bool {
+	kind, rest := v[3], v[len("xoxb-"):]
+	parts := strings.Split(rest, "-")
+	digits := func(p string, lo, hi int) bool {
+		if len(p) < lo || len(p) > hi {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if !isDigitByte(p[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if (kind == 'b' || kind == 'p' || kind == 'e') && len(parts) >= 2 && digits(parts[0], 1, 1) {
+		return len(rest)-2 >= 140 // xoxe.xoxb-1-…, xoxe.xoxp-1-…, xoxe-1-…
+	}
+	switch kind {
+	case 'b':
+		return len(parts) >= 2 && digits(parts[0], 8, 14) && len(rest)-len(parts[0]) > 10
+	case 'p', 'e':
+		return len(parts) >= 4 && digits(parts[0], 10, 13) && digits(parts[1], 10, 13) && digits(parts[2], 10, 13) && len(rest)-len(parts[0])-len(parts[1])-len(parts[2])-3 >= 28
+	case 's', 'o':
+		return len(parts) >= 4 && digits(parts[0], 1, 20) && digits(parts[1], 1, 20) && digits(parts[2], 1, 20) && isHex(strings.Join(parts[3:], ""))
+	}
+	return len(rest) >= 8 // a, r
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// basicCredentials: v, standard base64, decodes to printable "user:pass"
+// with a password of 3 bytes or more that is no placeholder ("YnJvd3Nlcjo="
+// is "browser:", "dXNlcjpwYXNzd29yZA==" "user:password").
+func basicCredentials(v string) bool {
+	dec, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		if dec, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "=")); err != nil {
+			return false
+		}
+	}
+	for _, c := range dec {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	_, pass, ok := strings.Cut(string(dec), ":")
+	return ok && realPassword(pass)
+}
+
+// curlUser: curl's "user:password" (the password maybe quoted) with a
+// real password: not a variable, a placeholder or the word itself.
+func curlUser(v string) bool {
+	user, pass, _ := strings.Cut(v, ":")
+	pass = strings.Trim(pass, `"'`)
+	return !strings.HasPrefix(pass, "$") && !strings.HasPrefix(pass, "%") && pass != user && !placeholderLike(v) && realPassword(pass)
+}
+
+// realPassword: 3 bytes or more, not one or two repeated ("yyy"), no
+// placeholder ("[PASSWORD]", "<pass>", "password").
+func realPassword(p string) bool {
+	if len(p) < 3 || placeholderLike(p) || p[0] == '[' || entropy(p) < 1 {
+		return false
+	}
+	switch strings.ToLower(p) {
+	case "password", "pass", "passwd", "pwd", "secret", "token", "apikey", "api_key":
+		return false
+	}
+	return true
+}
+
+// base64JWT: v, standard base64 (its padding optional, cut anywhere),
+// decodes to a JWT's start: a header ("eyJ" and 5 or more base64url
+// bytes), then '.' and claims starting "eyJ", or, cut before its end, a
+// header of 64 bytes or more (a key set in the header).
+func base64JWT(v string) bool {
+	v = strings.TrimRight(v, "=")
+	v = v[:len(v)-len(v)%4] // whole groups
+	dec, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	head, claims, dot := strings.Cut(string(dec), ".")
+	if len(head) < 8 || !strings.HasPrefix(head, "eyJ") || !base64URL(head) {
+		return false
+	}
+	if !dot {
+		return len(head) >= 64 && jsonObject(head)
+	}
+	return strings.HasPrefix(claims, "eyJ")
+}
+
+// jsonObject: the base64url part p decodes to printable ASCII holding a
+// key ('"' then ':'), as a JWT header's JSON does.
+func jsonObject(p string) bool {
+	p = p[:len(p)-len(p)%4]
+	dec, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return false
+	}
+	for _, c := range dec {
+		if c < ' ' && c != '\n' && c != '\r' && c != '\t' || c > '~' {
+			return false
+		}
+	}
+	return strings.Contains(string(dec), `":`)
+}
+
+func base64URL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isWord(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// privateKeyBody: the text between a private key's header and its end
+// line (or the text's end) holds 32 base64 bytes or more.
+func privateKeyBody(v string) bool {
+	body := v[strings.Index(v, "KEY")+len("KEY"):]
+	body = body[strings.Index(body, "-----")+len("-----"):] // the header's own dashes
+	if k := strings.Index(body, "-----END"); k >= 0 {
+		body = body[:k]
+	}
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; isWord(c) && c != '_' || c == '+' || c == '/' {
+			n++
+		}
+	}
+	return n >= 32
 }
 
 // dnkeyShape: a Defined Networking key is "dnkey-", 26 bytes, '-' and 52;
@@ -462,10 +623,20 @@ func isAlnum(c byte) bool { return isWord(c) && c != '_' }
 // regexp. entropy is gitleaks' floor for the rule, 0 where it sets none:
 // the value then needs 2.5 bits/char, which drops "0000…" and "abcabc…".
 func vendorRule(id string, kws, gates []string, value, lead string, leadN int, sev scan.Severity, entropy float64) rule {
-	re := regexp.MustCompile(`(?i)\b` + identKeyword(kws) + `[\w.\-]{0,20}["']?[ \t]{0,3}(?:[:=]|=>|:=)[ \t]{0,5}["'\x60]?(` + value + `)(?:[^\w\-]|\z)`)
+	re := regexp.MustCompile(`(?i)\b` + identKeyword(kws) + `[\w.\-]{0,20}` + typeAnnotation + `(?:["']?[ \t]{0,3}(?:[:=]|=>|:{1,3}=|[?.]=|>)|["'],)\s{0,5}["'\x60]?(` + value + `)(?:[^\w\-]|\z)`)
 	return rule{id: id, gates: gates, foldGates: true, ident: true, need: valueNeed{kind: needAssign, lead: byteClass(lead), leadN: leadN},
 		re: re, group: 1, sev: sev, conf: 0.85, entropy: max(entropy, 2.5)}
 }
+
+// typeAnnotation is an optional string type between an identifier and its
+// assignment (stop 23, after gitleaks' sample syntaxes): Go's "var
+// apiToken string = …", TypeScript's and Kotlin's "apiKey: string = …",
+// Rust's "&str". Only these names: any word there would read "secret
+// name = …" as an assignment to a secret.
+const typeAnnotation = `(?:[ \t]*:?[ \t]*(?:string|str|&str|\[\]byte))?`
+
+// typeNames are typeAnnotation's names, longest first, lower-case.
+var typeNames = []string{"string", "[]byte", "&str", "str"}
 
 // Credential keywords (regexps). In the assignment rules the keyword ends
 // the identifier (a \b follows it): "DB_PASSWORD", "dbPassword",
@@ -505,7 +676,7 @@ func identKeyword(kws []string) string {
 // words (API_KEY, AUTH_TOKEN_PROD, apiKeyId) or in prose ("the API key is"),
 // then a long value; Scan keeps it only above detect-secrets' entropy.
 var (
-	highEntropyRE       = regexp.MustCompile(`(?i)\b` + identKeyword(entropyKeywords) + `\w{0,64}\b["']?\s{0,32}(?:[:=]|=>|is)?\s{0,32}["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
+	highEntropyRE       = regexp.MustCompile(`(?i)\b` + identKeyword(entropyKeywords) + `\w{0,64}\b` + typeAnnotation + `["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=|[>,]|is)?\s{0,32}["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
 	highEntropyAnchored = anchor(highEntropyRE)
 )
 
@@ -773,7 +944,7 @@ const (
 func (n valueNeed) possible(text string, i, runEnd int, cur *needCursor) bool {
 	switch n.kind {
 	case needAssign:
-		if !cur.sepBefore(text, i, min(len(text), runEnd+72)) {
+		if !cur.sepBefore(text, i, min(len(text), runEnd+72)) && !quoteComma(text, runEnd) {
 			return false
 		}
 		return n.lead == nil || n.assigned(text, runEnd)
@@ -799,11 +970,11 @@ type needCursor struct {
 	classUsed, classBail bool
 }
 
-// sepBefore reports whether text[i:end] holds ':' or '='.
+// sepBefore reports whether text[i:end] holds ':', '=' or '>'.
 func (c *needCursor) sepBefore(text string, i, end int) bool {
 	if !c.used || i < c.sepFrom || i > c.sep {
 		c.used, c.sepFrom, c.sep = true, i, len(text)
-		if k := strings.IndexAny(text[i:], ":="); k >= 0 {
+		if k := strings.IndexAny(text[i:], ":=>"); k >= 0 {
 			c.sep = i + k
 		}
 	}
@@ -859,19 +1030,91 @@ func (n valueNeed) assigned(text string, runEnd int) bool {
 	if j < len(text) && text[j] >= utf8.RuneSelf {
 		return true
 	}
-	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
-		j++
-	}
-	j = skipBlanks(text, j)
-	if j >= len(text) || text[j] != ':' && text[j] != '=' {
-		return false
-	}
-	if !n.valueAt(text, j+1) && !(j+1 < len(text) && (text[j+1] == '>' || text[j+1] == '=') && n.valueAt(text, j+2)) {
-		return false
+	if !n.separated(text, j) {
+		t := afterType(text, j)
+		if t < 0 || t < len(text) && text[t] >= utf8.RuneSelf || !n.separated(text, t) {
+			return t == -2
+		}
 	}
 	// Last: the dearest test, and floods of an identifier mostly fail the
-	// others.
-	return n.ends == nil || keywordEnds(text, runEnd, n.ends)
+	// others. An identifier run may end in the '.' of ".=".
+	return n.ends == nil || keywordEnds(text, runEnd, n.ends) || runEnd > 0 && text[runEnd-1] == '.' && keywordEnds(text, runEnd-1, n.ends)
+}
+
+// separated reports whether text at j can be what the patterns read after
+// an identifier (and its type): an optional quote, blanks, a separator
+// (':', '=', '>', "=>", ":=", "::=", ":::=", "?=", ".="; ',' right after
+// the quote, as in setProperty("API_TOKEN", "…")), blanks and the value's
+// start (valueAt).
+func (n valueNeed) separated(text string, j int) bool {
+	quoted := j < len(text) && (text[j] == '"' || text[j] == '\'')
+	if quoted {
+		j++
+		if j < len(text) && text[j] == ',' && n.valueAt(text, j+1) {
+			return true
+		}
+	}
+	j = skipBlanks(text, j)
+	if j+1 < len(text) && (text[j] == '?' || text[j] == '.') && text[j+1] == '=' {
+		j++
+	}
+	if j >= len(text) || text[j] != ':' && text[j] != '=' && text[j] != '>' {
+		return false
+	}
+	// The value may start after any of the separator's first four bytes.
+	ok := n.valueAt(text, j+1)
+	for e := j + 1; !ok && e < len(text) && e-j < 4 && (text[e] == ':' || text[e] == '=' || text[e] == '>'); e++ {
+		ok = n.valueAt(text, e+1)
+	}
+	return ok
+}
+
+// quoteComma reports whether the identifier ending at runEnd (or its
+// type) is followed by a quote and ',': a call's key and value, the one
+// separator sepBefore does not look for (commas are everywhere in prose).
+func quoteComma(text string, runEnd int) bool {
+	at := func(j int) bool {
+		return j+1 < len(text) && (text[j] == '"' || text[j] == '\'') && text[j+1] == ','
+	}
+	if at(runEnd) {
+		return true
+	}
+	t := afterType(text, runEnd)
+	return t == -2 || t >= 0 && at(t)
+}
+
+// afterType returns where a typeAnnotation at j ends (-1: none there; -2:
+// a byte >= 0x80 where (?i) could fold one into a name, as ſ into s).
+func afterType(text string, j int) int {
+	if j < len(text) && text[j] != ' ' && text[j] != '\t' && text[j] != ':' && text[j] != '[' && text[j] != '&' && text[j] < utf8.RuneSelf {
+		return -1 // the identifier run ends at a byte no annotation starts with
+	}
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j < len(text) && text[j] == ':' {
+		j++
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+	}
+	if j >= len(text) {
+		return -1
+	}
+	if c := text[j]; c < utf8.RuneSelf && c|0x20 != 's' && c != '[' && c != '&' {
+		return -1 // the first byte of no name: most text stops here
+	}
+	for k := j; k < min(len(text), j+6); k++ {
+		if text[k] >= utf8.RuneSelf {
+			return -2
+		}
+	}
+	for _, name := range typeNames {
+		if j+len(name) <= len(text) && scan.HasPrefixFold(text[j:], name) {
+			return j + len(name)
+		}
+	}
+	return -1
 }
 
 // valueAt: blanks, then the value's opening quote and lead bytes from v.
@@ -983,6 +1226,7 @@ func init() {
 		if rules[i].ident {
 			rules[i].anchored = anchor(rules[i].re)
 		}
+		rules[i].typed = rules[i].id != "password_assignment" && rules[i].id != "basic_auth_url"
 	}
 }
 
@@ -1111,7 +1355,7 @@ var gateTable = func() (t [256][]gateRef) {
 	return t
 }()
 
-const maxRules = 128
+const maxRules = 136
 
 // gateTriples has bit tripleHash(a, b, c) set when some gate can start
 // with the bytes a, b, c (any third byte for two-byte gates): under 600 of
@@ -1274,10 +1518,13 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 				continue
 			}
 			v := text[st:en]
-			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) {
+			// Placeholder words only where the rule sets an entropy floor,
+			// as before stop 23: AWS's documented AKIAIOSFODNN7EXAMPLE is
+			// what users (and this repository's tests) paste to see a block.
+			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) || dominated(v) || r.typed && ascendingRun(v) {
 				continue
 			}
-			if r.unquoted && !plainValue(v) || !r.fits(v) || r.valid != nil && !r.valid(v) {
+			if r.unquoted && !plainValue(v) || !r.fits(v) || r.valid != nil && !r.valid(v) || r.ident && !identOK(text[m[0]:st], v) {
 				continue
 			}
 			dst = addHit(dst, runs, "secrets."+r.id, r.sev, r.conf, st, en)
@@ -1295,6 +1542,9 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 					continue
 				}
 			} else if entropy(v) < 4.5 || !mixedClasses(v) || placeholderLike(v) {
+				continue
+			}
+			if ascendingRun(v) || elided(text, en) || publicName(text[m[0]:st]) {
 				continue
 			}
 			dst = addHit(dst, runs, "secrets.high_entropy", scan.SeverityMedium, 0.7, st, en)
@@ -1402,13 +1652,136 @@ func mixedClasses(s string) bool {
 // placeholderLike rejects documentation values: <YOUR_KEY>, xxxx, ****,
 // "example", our own redaction markers.
 func placeholderLike(v string) bool {
-	l := strings.ToLower(v)
-	for _, p := range []string{"your", "example", "xxxx", "****", "....", "changeme", "placeholder", "redacted", "dummy", "sample", "<", "${", "{{"} {
-		if strings.Contains(l, p) {
+	// One pass, ASCII letters folded, no allocation: every rule's hit
+	// checks it.
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		var hit bool
+		switch c {
+		case 'y':
+			hit = hasFoldAt(v, i, "your")
+		case 'e':
+			hit = hasFoldAt(v, i, "example")
+		case 'x':
+			hit = hasFoldAt(v, i, "xxxx")
+		case '*':
+			hit = strings.HasPrefix(v[i:], "****")
+		case '.':
+			hit = strings.HasPrefix(v[i:], "....")
+		case 'c':
+			hit = hasFoldAt(v, i, "changeme")
+		case 'p':
+			hit = hasFoldAt(v, i, "placeholder")
+		case 'r':
+			hit = hasFoldAt(v, i, "redacted")
+		case 'd':
+			hit = hasFoldAt(v, i, "dummy")
+		case 's':
+			hit = hasFoldAt(v, i, "sample")
+		case '<':
+			hit = true
+		case '$', '{':
+			hit = strings.HasPrefix(v[i+1:], "{")
+		}
+		if hit {
 			return true
 		}
 	}
 	return false
+}
+
+// dominated reports whether one byte makes up more than half of v: a
+// vendor token of one repeated filler ("ghp_xxxx…", "AKIAXXXX…",
+// "AIzaaaaa…") is documentation. Every rule checks it; it costs a count,
+// not entropy's logarithms (a hit in ordinary text pays it).
+func dominated(v string) bool {
+	var counts [256]uint32
+	top := uint32(0)
+	for i := 0; i < len(v); i++ {
+		c := &counts[v[i]]
+		*c++
+		top = max(top, *c)
+	}
+	return 2*int(top) > len(v)
+}
+
+// ascendingRun reports whether s holds six ascending letters of one case
+// in a row ("abcdef", "KLMNOP"), documentation's way to fill a token's
+// shape ("AIzaSyabcdefghijklmnopqrstuvwxyz1234567", "sk_abcdef…"). A
+// random base62 token of 64 characters holds one with a chance of about 1
+// in 10^7. Digits are left alone: "123456789" fills this package's own
+// tests, and ids hold such runs more often than letters do.
+func ascendingRun(s string) bool {
+	n := 1
+	for i := 1; i < len(s); i++ {
+		c, p := s[i], s[i-1]
+		if c == p+1 && (isLower(c) && isLower(p) || isUpper(c) && isUpper(p)) {
+			if n++; n >= 6 {
+				return true
+			}
+		} else {
+			n = 1
+		}
+	}
+	return false
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// elided reports whether the value ending at text[en] is cut short by an
+// ellipsis ("ops_eyJzaWdu..."): the rest was left out. Only for
+// high_entropy, whose values have no length of their own; a vendor token
+// checks its length.
+func elided(text string, en int) bool {
+	return strings.HasPrefix(text[en:], "...") || strings.HasPrefix(text[en:], "\u2026")
+}
+
+// publicName reports whether an identifier rule's match before its value
+// names something public or derived, not a credential: publicKey,
+// PUBLIC_TOKEN, pub_key, foreignKey, keyHash, csrf-token (a form's
+// anti-forgery token, sent to every visitor), as gitleaks' generic-api-key
+// allowlist reads them.
+func publicName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] | 0x20 { // no allocation: floods of assignments match thousands of times
+		case 'p':
+			if hasFoldAt(s, i, "public") || hasFoldAt(s, i, "pub_key") || hasFoldAt(s, i, "pubkey") {
+				return true
+			}
+		case 'f':
+			if hasFoldAt(s, i, "foreign") {
+				return true
+			}
+		case 'h':
+			if hasFoldAt(s, i, "hash") {
+				return true
+			}
+		case 'c', 'x':
+			if hasFoldAt(s, i+1, "srf") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldAt reports whether s[i:] starts with w (lower-case ASCII),
+// ASCII letters folded.
+func hasFoldAt(s string, i int, w string) bool {
+	return i+len(w) <= len(s) && scan.HasPrefixFold(s[i:], w)
+}
+
+// identOK checks an identifier rule's match: lead is the text before the
+// value (identifier, separator, quote), v the value. A public name is no
+// credential (publicName); a value after a call's key ("KEY", "value":
+// the only separator holding ',') must mix letters and digits, as a list
+// of names ["access_token", "refresh_token"] reads the same way.
+func identOK(lead, v string) bool {
+	return !publicName(lead) && (!strings.Contains(lead, ",") || mixedClasses(v))
 }
 
 // plainValue: an unquoted assignment value that can be a password, not a
