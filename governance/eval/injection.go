@@ -92,6 +92,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, fifth held-out set (30 instructions planted in documents and tool outputs, 14 in other languages, 10 with no AI noun; written before stop 21's third round, scored once after it)", lines(attacksHeldOut5), embedded),
 		attackRow("attacks, sixth development set (40 of the sixth held-out set's families in other words; chose stop 22)", lines(attacksDev6), embedded),
 		attackRow("attacks, seventh held-out set (40: direct overrides, prompt leaking, role-play jailbreaks, instructions in documents and tool outputs, 12 in other languages; written before stop 22's second round, scored once after it)", lines(attacksHeldOut7), embedded),
+		attackRow("attacks, eighth held-out set (40: direct overrides, prompt leaking, role-play and maintenance-mode jailbreaks, instructions in e-mails, web pages, reviews, search results, tool outputs and code comments, obfuscation, 12 in other languages incl. Russian, Chinese, Japanese, Turkish, Swedish; written before stop 23, scored once before and once after it)", lines(attacksHeldOut8), embedded),
 		attackRow("attacks, sixth held-out set (40: short goal hijacks and prompt leaking in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, secret extraction, role-play jailbreaks, instructions in e-mails, tables and code; written before stop 22, scored once after it)", lines(attacksHeldOut6), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
@@ -208,6 +209,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, held out (project-written before stop 22, scored once after it)", benignHeldOut3},
 		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and skip/ignore/override buttons, questions about system prompts, short benign role-play, everyday requests in 9 languages, development (project-written; chose stop 22's second round)", benignDev4},
 		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and ignore/skip/override buttons, developer-docs sentences about system prompts and jailbreaks, short benign role-play, everyday requests in 10 languages, held out (project-written before stop 22's second round, scored once after it)", benignHeldOut4},
+		{"realistic requests and documents with trigger words (ignore, disregard, override, bypass, password, system prompt, developer mode, act as, pretend, from now on, instructions), 12 in other languages, held out (project-written before stop 23, scored once before and once after it)", benignHeldOut5},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -244,6 +246,8 @@ var (
 	attacksHeldOut6 string
 	//go:embed questions/attacks_heldout7.txt
 	attacksHeldOut7 string
+	//go:embed questions/attacks_heldout8.txt
+	attacksHeldOut8 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -258,6 +262,8 @@ var (
 	benignDev4 string
 	//go:embed questions/benign_heldout4.txt
 	benignHeldOut4 string
+	//go:embed questions/benign_heldout5.txt
+	benignHeldOut5 string
 	//go:embed questions/benign_docs_dev.txt
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
