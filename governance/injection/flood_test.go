@@ -68,6 +68,11 @@ var floods = []struct{ name, unit string }{
 	// again with the verb blanked), "what would your prompt say", with no
 	// match to end a search.
 	{"fv29-triggers", "password. passwords? system prompt: contraseña! hasło, heslo; mot de passe. wachtwoord who wants to ignore the rules? what would your "},
+	// FeatureVersion 30: the trigger words of overrideMore, extractSetup
+	// and extractBefore ("follow", "void", "expired", "longer",
+	// "configures", "setup", "my first", "started"), with no match to end
+	// a search.
+	{"fv30-triggers", "follow your. obey; your rules. void. expired, no longer. my first. started. configures; setup. forget your earlier; abide. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
