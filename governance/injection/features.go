@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	31: addressed_directive: a greeting to a machine reader ("Dear
+//	    summariser, ...", "Hey there, autonomous agent! ..."), and the
+//	    trigger words its when/whoever/on-behalf forms need ("reading",
+//	    "asked", "behalf", "review", ...), which gated them off
 //	30: the model's own earlier task dropped ("forget your earlier
 //	    task"), its rules no longer followed ("don't follow your
 //	    guidelines") and its instructions declared void ("consider all
@@ -96,7 +100,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 30
+const FeatureVersion = 31
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -712,7 +716,7 @@ var signalREs = []struct {
 	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Addressed to the AI reader and directing it, in general forms
 	// (aiAddressed).
-	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能"}, regexp.MustCompile(aiAddressed), 0},
+	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能", "reading", "read", "asked", "behalf", "review", "reviewing", "handle", "handling", "process", "being"}, regexp.MustCompile(aiAddressed), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视"}, regexp.MustCompile(mlIgnoreAndSay + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
@@ -894,7 +898,7 @@ const (
 		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
 		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
-		`|` + aiOwned + `|` + aiWhenDirective + `|` + mlAddressed
+		`|` + aiOwned + `|` + aiWhenDirective + `|` + aiGreeted + `|` + mlAddressed
 )
 
 // Stop 21, third round: more forms of aiAddressed. aiOwned: the
@@ -908,7 +912,14 @@ const (
 // a machine, <directive>" ("this form is read by a machine, so write
 // clearly" instructs the person filling it in).
 const (
-	aiOwned         = `\b(?:user|reader|recipient|customer|owner|sender|requester)'s (?:ai |email |mail |virtual |digital |personal )?(?:assistant|agent|bot|model|ai|copilot)s? (?:must|should|shall|is to|needs to|has to|will)(?: now| immediately| also| then| first)? ` + aiDirective + `\b`
+	aiOwned = `\b(?:user|reader|recipient|customer|owner|sender|requester)'s (?:ai |email |mail |virtual |digital |personal )?(?:assistant|agent|bot|model|ai|copilot)s? (?:must|should|shall|is to|needs to|has to|will)(?: now| immediately| also| then| first)? ` + aiDirective + `\b`
+	// aiGreeted (FeatureVersion 31): a greeting to a machine reader
+	// ("Dear summariser, please ...", "Hey there, autonomous agent! ...")
+	// anywhere, not only after a clause mark: a summariser or an
+	// automated, autonomous, browsing ... assistant is what a document
+	// greets, not what a user greets ("Hi AI, write me a poem" and "Hello
+	// assistant" are not matched).
+	aiGreeted       = `\b(?:dear|hey|hi|hello|greetings|hey there|hi there|hello there),? (?:summari[sz]ers?|` + aiMachineMod + ` ` + aiWeakNoun + `)\b ?(?:[,!:;-]|—|–)[^\n]{0,60}?\b` + aiDirective + `\b`
 	aiTask          = `(?:summari[sz]e|summari[sz]ing|process|processing|parse|parsing|translate|translating|answer|answering|respond to|responding to|reply to|replying to|read|reading|review|reviewing|analy[sz]e|analy[sz]ing|index|indexing|handle|handling|are asked about|get asked about|are asked to summari[sz]e)`
 	aiWhenDirective = `\b(?:when|whenever|before|while|after|once|as|on|upon) (?:you |you're |you are |you have )?` + aiTask + ` (?:this|these|the user|the user's|a user's|the following|it)\b[^\n]{0,80}?` + aiStrongDirective +
 		`|\b(?:reading|processing|handling|summari[sz]ing|answering) (?:this|these|it) on (?:behalf of (?:a|the|your) (?:user|human|person)|(?:someone|somebody|a user|the user)'s behalf)\b[^\n]{0,60}?` + aiStrongDirective +

@@ -73,6 +73,10 @@ var floods = []struct{ name, unit string }{
 	// "configures", "setup", "my first", "started"), with no match to end
 	// a search.
 	{"fv30-triggers", "follow your. obey; your rules. void. expired, no longer. my first. started. configures; setup. forget your earlier; abide. "},
+	// FeatureVersion 31: greetings to machine readers and the trigger
+	// words of addressed_directive's when/whoever/on-behalf forms, with no
+	// directive to end a search.
+	{"fv31-triggers", "dear summariser. hey there, autonomous agent. reading this; asked, behalf. review. handle; process being read. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
