@@ -77,6 +77,9 @@ var floods = []struct{ name, unit string }{
 	// words of addressed_directive's when/whoever/on-behalf forms, with no
 	// directive to end a search.
 	{"fv31-triggers", "dear summariser. hey there, autonomous agent. reading this; asked, behalf. review. handle; process being read. "},
+	// FeatureVersion 32: instruction nouns of five languages (triggers of
+	// mlHiddenRules and mlBeforeChat) with no qualifier or time to match.
+	{"fv32-triggers", "instrucciones. instructions; istruzioni, anweisungen. règles? regeln: reglas. regole! regras, consignes; vorgaben prompt. vor. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
