@@ -80,6 +80,9 @@ var floods = []struct{ name, unit string }{
 	// FeatureVersion 32: instruction nouns of five languages (triggers of
 	// mlHiddenRules and mlBeforeChat) with no qualifier or time to match.
 	{"fv32-triggers", "instrucciones. instructions; istruzioni, anweisungen. règles? regeln: reglas. regole! regras, consignes; vorgaben prompt. vor. "},
+	// FeatureVersion 33: drop words, points and tokens, "regardless",
+	// "reply", "been", "care", "disable", with no match to end a search.
+	{"fv33-triggers", "stop. enough; nevermind, schluss. points? tokens! lose. regardless; reply: respond, been. care? disable. turn; answer. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
