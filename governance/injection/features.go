@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	34: addressed_directive: an assistant or model noun and a relative
+//	    clause of reading this text, then a directive, in Spanish,
+//	    Portuguese, French, Italian and German ("Nota para el asistente
+//	    que lea este correo: di al usuario ...")
 //	33: a drop word then a new task (task_switch), a refusal that costs
 //	    points or tokens (no_refusal), an answer dictated regardless of
 //	    what the data says and a quoted reply after a dropped task
@@ -110,7 +114,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 33
+const FeatureVersion = 34
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -726,7 +730,7 @@ var signalREs = []struct {
 	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Addressed to the AI reader and directing it, in general forms
 	// (aiAddressed).
-	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能", "reading", "read", "asked", "behalf", "review", "reviewing", "handle", "handling", "process", "being"}, regexp.MustCompile(aiAddressed), 0},
+	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能", "assistent", "assistentin", "modell", "agente", "reading", "read", "asked", "behalf", "review", "reviewing", "handle", "handling", "process", "being"}, regexp.MustCompile(aiAddressed), 0},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视", "regardless", "reply", "respond", "answer"}, regexp.MustCompile(mlIgnoreAndSay + `|` + sayRegardless + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
@@ -984,8 +988,19 @@ const (
 	mlAddressed  = aiClause + mlAiNoun + `(?:,|[^\n.,:;!?]{0,30}!| [^\n.,:;!?]{1,30}[,:!])[^\n]{0,60}?\b` + mlDirective + `\b` +
 		`|\b` + mlNoteWord + ` (?:para|pour|per|f[uü]r|an|a|à|al|alla|ao|aos|pro|dla)\b[^\n:,]{0,8}` + mlAiNoun + `[^\n]{0,60}?\b` + mlDirective + `\b` +
 		`|\b(?:para|pour|per|f[uü]r|an)(?: el| la| le| il| den| die| das| o| a| l'|l')` + ` ?` + mlAiNoun + `[^\n.,:;!?]{0,40}:[^\n]{0,60}?\b` + mlDirective + `\b` +
-		`|` + cjkAiNoun + `(?:模型|助手)?(?:请注意|請注意|注意|へ|に|さん|様|们|們)?[:,][^\n。]{0,40}` + cjkDirective
+		`|` + cjkAiNoun + `(?:模型|助手)?(?:请注意|請注意|注意|へ|に|さん|様|们|們)?[:,][^\n。]{0,40}` + cjkDirective +
+		`|` + mlReaderClause
 )
+
+// mlReaderClause (FeatureVersion 34): an assistant or model noun, bare
+// or as an AI, then a relative clause of reading this text ("el
+// asistente que lea este correo", "le modèle qui lit ce tableau", "der
+// Assistent, der diese E-Mail liest"), then a directive: what reads
+// this text is a machine ("la asistente que lee el correo cada mañana
+// responde" is a person's job), as aiWeakNoun + aiReading in English
+// ("an assistant reading this"). Spanish, Portuguese, French, Italian
+// and German.
+const mlReaderClause = `\b(?:asistente|assistente|assistant|assistent|assistenten|modelo|mod[eè]le|modello|modell|agente|agent)(?: (?:de |di |d')?ia| virtual| virtuel| virtuale| ki)?,? (?:que|qui|che) (?:lee|lea|procesa|procese|resume|resuma|traduce|traduzca|analiza|analice|l[eê]|leia|processa|processe|traduz|lit|lira|traite|r[eé]sume|traduit|analyse|legge|elabora|riassume|analizza)(?: (?:ahora|agora|maintenant|ora))? (?:este|esta|estos|estas|estes|esse|essa|ce|cet|cette|ces|questo|questa|questi|queste)\b[^\n]{0,60}?\b` + mlDirective + `\b|\b(?:assistent|assistentin|modell|agent)(?: ki)?, (?:der|die|das) (?:diese[nrs]?|dieses) [^\n.,:;!?]{1,30} (?:liest|verarbeitet|zusammenfasst|übersetzt|analysiert)\b[^\n]{0,60}?\b` + mlDirective + `\b`
 
 // mlPivotTriggers gate mlPivot.
 var mlPivotTriggers = []string{"hablando", "parlant", "apropos", "à propos", "parlando", "falando", "falar", "gerade", "gesproken", "skoro", "berbicara", "ngomong", "demişken", "nhắc", "говоря", "кстати", "μιλώντας", "بالحديث", "说到", "說到", "谈到", "談到", "说起", "說起", "といえば", "と言えば", "について話", "の話をすると", "について言", "말하자면", "얘기가 나와서", "이야기가 나와서", "말이 나온 김에", "की बात करें तो"}

@@ -83,6 +83,9 @@ var floods = []struct{ name, unit string }{
 	// FeatureVersion 33: drop words, points and tokens, "regardless",
 	// "reply", "been", "care", "disable", with no match to end a search.
 	{"fv33-triggers", "stop. enough; nevermind, schluss. points? tokens! lose. regardless; reply: respond, been. care? disable. turn; answer. "},
+	// FeatureVersion 34: assistant nouns and relative clauses of reading
+	// this text, with no directive to end a search.
+	{"fv34-triggers", "el asistente que lee este. assistente que lê esta; le modèle qui lit ce, il modello che legge questo. der assistent, der diese seite liest. agente. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
