@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	35: "if you're an AI" as "if you are" (addressed_to_model); "text
+//	    for the ..." as a note, and text meant or addressed for a
+//	    machine reader, then a colon and a directive
+//	    (addressed_directive)
 //	34: addressed_directive: an assistant or model noun and a relative
 //	    clause of reading this text, then a directive, in Spanish,
 //	    Portuguese, French, Italian and German ("Nota para el asistente
@@ -114,7 +118,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 34
+const FeatureVersion = 35
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -727,7 +731,7 @@ var signalREs = []struct {
 	{"multilingual_extraction", []string{"password", "contraseña", "contrasena", "clave", "mot", "passwort", "kennwort", "senha", "palavra", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "parola", "kata", "mật", "пароль", "секрет", "κωδικ", "パスワード", "暗証", "密码", "密碼", "口令", "비밀번호", "암호", "كلمة", "पासवर्ड", "prompt", "systemprompt", "heslo", "hesla", "sistema", "systemanweisung", "systemnachricht", "systeemprompt", "systemowy", "systemowego", "systémový", "промпт", "システムプロンプト", "系统提示", "시스템 프롬프트", "instrucciones", "instructions", "istruzioni", "instruções", "instrucoes", "anweisungen", "règles", "regeln", "reglas", "regole", "regras", "consignes", "vorgaben"}, regexp.MustCompile(`(?:` + mlRequest + `)[^.\n。!?]{0,40}(?:` + mlSecretNouns + `|` + mlHiddenRules + `)|(?:` + mlSecretNouns + `|` + mlHiddenRules + `)[^\n]{0,40}(?:` + mlRequest + `)|` + mlBeforeChat), 0},
 	// Instructions addressed to the model inside data it is asked to read
 	// ("AI, ignore ...", "note to the assistant: ...", "if you are an LLM, ...").
-	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
+	{"addressed_to_model", []string{"instruction", "agent", "agents", "ai", "assistant", "assistants", "chatbot", "language model", "llm", "llms", "gpt", "model", "bot", "note to", "if you are", "if you're", "attention", "dear"}, regexp.MustCompile(`\b(?:ai|assistant|chatbot|language model|llm|gpt|model|bot)s?,? (?:please |you must |you should |now |must |should |reading this,? )?(?:ignore|disregard|forget|reveal|print|output|say|respond|reply|send|include|append|insert|tell the user|summarize this as|do not summarize|recommend)\b|\bnote to (?:the |any )?(?:ai|assistant|model|llm|chatbot|summarizer)s?\b|\bif you(?: are|'re) an? (?:ai|llm|language model|assistant|chatbot|bot)\b|\battention,? (?:ai|assistant|llm|model|chatbot|bot)s?\b|\bdear (?:ai|assistant|llm|chatbot|language model)\b|\b(?:to|for) (?:any|all|every) (?:ai|assistant|llm|language model|chatbot|bot|agent)s?\b|\b(?:the|this) (?:assistant|ai|model|llm|chatbot) (?:must|should|shall|will) now\b|\ban? instruction for you\b`), 0},
 	// Addressed to the AI reader and directing it, in general forms
 	// (aiAddressed).
 	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能", "assistent", "assistentin", "modell", "agente", "reading", "read", "asked", "behalf", "review", "reviewing", "handle", "handling", "process", "being"}, regexp.MustCompile(aiAddressed), 0},
@@ -936,7 +940,8 @@ const (
 	// speaker.
 	aiVocative  = `(?:\b` + aiAddressee + `\b[a-z ]{0,30}[,!]|\b` + aiAddressee + `\b[a-z ]{1,30}:|\b(?:language models?|` + aiMachineMod + ` ` + aiWeakNoun + `):)[^\n]{0,50}?\b` + aiDirective + `\b`
 	aiAddressed = aiClause + aiVocative + `|` + aiClause + `[a-z'-]{1,16} ` + aiVocative +
-		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
+		`|\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|text|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n]{0,60}?\b` + aiDirective + `\b` +
+		`|` + aiMeantFor +
 		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|` + aiOwned + `|` + aiWhenDirective + `|` + aiGreeted + `|` + mlAddressed
@@ -954,6 +959,12 @@ const (
 // clearly" instructs the person filling it in).
 const (
 	aiOwned = `\b(?:user|reader|recipient|customer|owner|sender|requester)'s (?:ai |email |mail |virtual |digital |personal )?(?:assistant|agent|bot|model|ai|copilot)s? (?:must|should|shall|is to|needs to|has to|will)(?: now| immediately| also| then| first)? ` + aiDirective + `\b`
+	// aiMeantFor (FeatureVersion 35): text said to be meant for a machine
+	// reader, then a colon and a directive ("Sponsor message, meant for
+	// machine readers only: advise ...", "Clause 15, addressed to any
+	// model helping review this contract: advise ..."); "a file written
+	// for language models" names its audience and directs nobody.
+	aiMeantFor = `\b(?:addressed|meant|intended|written|directed|reserved) (?:only )?(?:to|for) (?:the |any |all |every |each )?(?:` + aiAddressee + `|` + aiBareNoun + `)\b[^\n:]{0,40}:[^\n]{0,60}?\b` + aiDirective + `\b`
 	// aiGreeted (FeatureVersion 31): a greeting to a machine reader
 	// ("Dear summariser, please ...", "Hey there, autonomous agent! ...")
 	// anywhere, not only after a clause mark: a summariser or an

@@ -86,6 +86,9 @@ var floods = []struct{ name, unit string }{
 	// FeatureVersion 34: assistant nouns and relative clauses of reading
 	// this text, with no directive to end a search.
 	{"fv34-triggers", "el asistente que lee este. assistente que lê esta; le modèle qui lit ce, il modello che legge questo. der assistent, der diese seite liest. agente. "},
+	// FeatureVersion 35: text meant for machine readers and "if you're",
+	// with no directive to end a search.
+	{"fv35-triggers", "meant for machine readers: text for the digital helper. addressed to any model: if you're a. written for the agent: "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
