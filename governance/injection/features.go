@@ -25,6 +25,9 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	36: a credential word after an indefinite article in German,
+//	    Spanish, French, Italian, Portuguese and Dutch is no
+//	    multilingual extraction object ("einem Passwort")
 //	35: "if you're an AI" as "if you are" (addressed_to_model); "text
 //	    for the ..." as a note, and text meant or addressed for a
 //	    machine reader, then a colon and a directive
@@ -118,7 +121,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 35
+const FeatureVersion = 36
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -1064,6 +1067,13 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 			out = slices.Delete(out, i, i+1)
 		}
 	}
+	if i := slices.Index(out, "multilingual_extraction"); i >= 0 {
+		// "Was ist der Unterschied zwischen einem Passwort und einer
+		// PIN?" asks about passwords in general.
+		if b, ok := blankMLGenericSecrets(normText); ok && !match(mlExtractionSignal, b) {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
 	if strings.Count(normText, "?") >= manyQuestions && !transcript(raw) {
 		out = append(out, "many_questions")
 	}
@@ -1097,7 +1107,7 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 }
 
 // overrideSignal and extractionSignal are indexes in signalREs.
-var overrideSignal, extractionSignal = signalIndex("override"), signalIndex("extraction")
+var overrideSignal, extractionSignal, mlExtractionSignal = signalIndex("override"), signalIndex("extraction"), signalIndex("multilingual_extraction")
 
 func signalIndex(name string) int {
 	for i, s := range signalREs {
@@ -1135,6 +1145,23 @@ func blankGenericSecrets(norm string) (string, bool) {
 		return c.prev[0] == "a" || c.prev[0] == "an" || secretCompoundHeads[c.next] || secretStates[c.next] || setUpObject(c.prev)
 	})
 }
+
+// blankMLGenericSecrets is blankGenericSecrets' first rule in German,
+// Spanish, French, Italian, Portuguese and Dutch (FeatureVersion 36): a
+// credential word after an indefinite article ("einem Passwort", "una
+// contraseña", "un mot de passe", "uma senha", "een wachtwoord") is any
+// credential, not the model's. Words are read as blankWords reads them
+// (ASCII runs: "contraseña" is "contrase").
+func blankMLGenericSecrets(norm string) (string, bool) {
+	return blankWords(norm, func(c wordContext) bool {
+		return mlSecretWords[c.w] && mlIndefinite[c.prev[0]]
+	})
+}
+
+var (
+	mlSecretWords = setOf("passwort", "kennwort", "contrase", "contrasena", "clave", "mot", "password", "senha", "wachtwoord")
+	mlIndefinite  = setOf("ein", "eine", "einem", "einen", "einer", "un", "une", "uno", "una", "um", "uma", "een")
+)
 
 // setUpObject reports whether the words before a credential (nearest
 // first) are a set-up verb, then at most two determiners or modifiers.

@@ -89,6 +89,10 @@ var floods = []struct{ name, unit string }{
 	// FeatureVersion 35: text meant for machine readers and "if you're",
 	// with no directive to end a search.
 	{"fv35-triggers", "meant for machine readers: text for the digital helper. addressed to any model: if you're a. written for the agent: "},
+	// FeatureVersion 36: credentials in general in other languages: each
+	// window's multilingual_extraction is matched again with the words
+	// after an indefinite article blanked.
+	{"ml-generic-secret", "was ist einem passwort? "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
