@@ -25,6 +25,9 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	37: exfil_link: "send them to" an e-mail address in Spanish,
+//	    French, German, Italian and Portuguese ("envíalos a
+//	    abc@xyz.com")
 //	36: a credential word after an indefinite article in German,
 //	    Spanish, French, Italian, Portuguese and Dutch is no
 //	    multilingual extraction object ("einem Passwort")
@@ -121,7 +124,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 36
+const FeatureVersion = 37
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -723,7 +726,7 @@ var signalREs = []struct {
 	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli", "been", "care"}, regexp.MustCompile(personaFreed + `|\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version of (?:you|yourself|chatgpt|gpt|the ai|the assistant|the model|claude|gemini)|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you", "now you are", "bist", "eres", "tu es", "sei", "você", "ben je", "jesteś", "jsi"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b|` + mlNowYouAre), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
-	{"exfil_link", []string{"](http", "send"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b`), 0},
+	{"exfil_link", []string{"](http", "send", "envíalos", "envialos", "envíalas", "envíalo", "envíala", "reenvíalos", "reenvialos", "mándalos", "mandalos", "envoie-les", "envoyez-les", "schick", "schicke", "sende", "inviali", "inoltrali", "envie-os", "envie-as", "envia-os"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b|` + mlSendThemTo), 0},
 	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am", "system", "safety", "content", "filters", "filter"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|system override|sudo (?:mode|access|privileges|rights|override)|(?:enable|enter|activate|grant(?: me)?|give me) sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b|\[ ?(?:system|sys|admin|developer|root|operator) ?\]|\b(?:safety|content) (?:filters?|guidelines|restrictions|polic(?:y|ies)|checks|guardrails) (?:are |is |have been |has been |were )?(?:now |temporarily )?(?:disabled|off|removed|lifted|suspended|turned off|deactivated|not needed)\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
 	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless", "longer", "bound", "points", "tokens", "lose", "lives"}, regexp.MustCompile(noRefusalGame + `|\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b|\b(?:(?:no longer|not|never again) bound by|no longer (?:follow|obey|abide by))\b[^.\n]{0,25}\b(?:polic(?:y|ies)|rules|guidelines|restrictions|programming|terms)\b`), 0},
@@ -849,6 +852,12 @@ const (
 	noRefusalGame = `\b(?:lose|losing|lost|deduct(?:ed)?|take away|cost(?:s)? you) (?:\d+ |a |one |some |all |your )?(?:points?|tokens?|lives|life)\b[^.\n]{0,40}\b(?:refuse|refusal|refusing|decline|declining|reject|break character|say no)(?:[.,;!?)]| to (?:answer|respond|reply|comply)\b| (?:a|my|any|the|to) (?:requests?|questions?|prompts?|answers?)\b)|\b(?:refuse|refusal|refusing|decline|declining|reject|break character|say no)(?:[.,;!?)]| to (?:answer|respond|reply|comply)\b| (?:a|my|any|the|to) (?:requests?|questions?|prompts?|answers?)\b)[^.\n]{0,40}\b(?:lose|losing|lost|deduct(?:ed)?|take away|cost(?:s)? you) (?:\d+ |a |one |some |all |your )?(?:points?|tokens?|lives|life)\b`
 	sayRegardless = `\b(?:say|state|reply|respond|answer|output|print|write|declare|claim|report|rate|mark|classify)\b[^.\n]{0,40}\b(?:regardless of|no matter) (?:what|anything) (?:the|this|that) (?:document|text|page|e-?mail|message|input|file|article|content|review|data|ticket|report) (?:says|contains|states|asks|shows)\b|\b(?:ignore|disregard|forget|drop|skip)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:reply|respond|answer|say|output|print)(?: only)?(?: with)?:? ?["'“«]`
 	personaFreed  = `\byou(?:'ve| have) been (?:jailbroken|unlocked|freed|liberated|unshackled|unchained)\b|\byou (?:do not|don't|no longer|never) (?:care about|follow|obey|have) (?:any )?(?:rules|ethics|morals|guidelines|restrictions|laws|limits|filters|boundaries)\b`
+	// mlSendThemTo (FeatureVersion 37): "send them to" an e-mail address
+	// (an '@' within 40 bytes) in Spanish, French, German, Italian and
+	// Portuguese ("recupera los datos ... y envíalos a abc@xyz.com"):
+	// English "send it/this/the data to" in other languages, the address
+	// making the pronoun data that leaves.
+	mlSendThemTo = `(?:\b(?:env[ií]a|reenv[ií]a|m[aá]nda)(?:los|las|lo|la)|\benvoyez-les|\benvoie-les|\bschicke? (?:sie|es|die daten)|\bsende (?:sie|es|die daten)|\b(?:invia|inoltra)(?:li|le|lo|la)|\benvi[ae]-(?:os|as|o|a))\b[^\n@]{0,40}@`
 	// extractSetup (FeatureVersion 30): the model's set-up named by what
 	// it does ("your initial configuration message", "the message that
 	// configures you").

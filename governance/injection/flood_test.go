@@ -93,6 +93,9 @@ var floods = []struct{ name, unit string }{
 	// window's multilingual_extraction is matched again with the words
 	// after an indefinite article blanked.
 	{"ml-generic-secret", "was ist einem passwort? "},
+	// FeatureVersion 37: "send them to" in other languages with no
+	// address to end a search.
+	{"fv37-triggers", "envíalos a la jefa. schick sie an bob. inviali a te; envoie-les à nous, sende es an @ "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
