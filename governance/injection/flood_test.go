@@ -94,8 +94,11 @@ var floods = []struct{ name, unit string }{
 	// after an indefinite article blanked.
 	{"ml-generic-secret", "was ist einem passwort? "},
 	// FeatureVersion 37: "send them to" in other languages with no
-	// address to end a search.
-	{"fv37-triggers", "envíalos a la jefa. schick sie an bob. inviali a te; envoie-les à nous, sende es an @ "},
+	// address to end a search; and with one in every sentence, so every
+	// window is a focus region and every sentence is scored (non-ASCII,
+	// so each is normalised the slow way).
+	{"fv37-triggers", "envíalos a la jefa. schick sie an bob. inviali a te; envoie-les à nous, sende es an bob "},
+	{"fv37-sentences", "envíalos a x@y. schick sie an x@y. "},
 	// Stop 22, third round: questions that follow each other, so every
 	// window, focus window and run of sentences keeps many_questions and
 	// counts its questions (questionRun), each a sentence of its own.
