@@ -76,12 +76,14 @@ func (t *strtab) build() {
 func strtabSlot(h uint32, n int) int { return int(h^h>>15) & (n - 1) }
 
 // find returns the id of w, -1 when absent.
-func (t *strtab) find(w []byte) int32 {
+func (t *strtab) find(w []byte) int32 { return t.findHash(w, fnvAdd(fnvOffset, w)) }
+
+// findHash is find with w's hash h (fnvAdd(fnvOffset, w)) made by the caller.
+func (t *strtab) findHash(w []byte, h uint32) int32 {
 	n := len(t.table)
 	if n == 0 {
 		return -1
 	}
-	h := fnvAdd(fnvOffset, w)
 	for i := strtabSlot(h, n); ; i = (i + 1) & (n - 1) {
 		v := t.table[i]
 		if v == 0 {
@@ -498,6 +500,9 @@ var morphRules = func() (t [256][]morphRule) {
 	return t
 }()
 
+// maxMorphSuffix is the longest suffix of morphRules ("ches", "shes").
+const maxMorphSuffix = 4
+
 type morphRule struct {
 	suffix, ending string
 	pos            uint8
@@ -511,10 +516,20 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 	if len(w) == 0 {
 		return out
 	}
-	if id := l.lemmas.find(w); id >= 0 {
+	// w is hashed once for both tables; ph[k] keeps the hash of w less its
+	// last k bytes, which a rule's candidate (w less a suffix, then an
+	// ending) extends.
+	var ph [maxMorphSuffix + 1]uint32
+	m := max(0, len(w)-maxMorphSuffix)
+	h := fnvAdd(fnvOffset, w[:m])
+	for i := m; i < len(w); i++ {
+		ph[len(w)-i] = h
+		h = (h ^ uint32(w[i])) * fnvPrime
+	}
+	if id := l.lemmas.findHash(w, h); id >= 0 {
 		out = append(out, id)
 	}
-	if f := l.forms.find(w); f >= 0 {
+	if f := l.forms.findHash(w, h); f >= 0 {
 		for _, b := range l.bases[l.baseOff[f]:l.baseOff[f+1]] {
 			if !containsID(out[n0:], b) {
 				out = append(out, b)
@@ -527,7 +542,7 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 			continue
 		}
 		b := append(append(buf[:0], w[:len(w)-len(r.suffix)]...), r.ending...)
-		if id := l.lemmas.find(b); id >= 0 && l.pos[id]&r.pos != 0 && !containsID(out[n0:], id) {
+		if id := l.lemmas.findHash(b, fnvAdd(ph[len(r.suffix)], r.ending)); id >= 0 && l.pos[id]&r.pos != 0 && !containsID(out[n0:], id) {
 			out = append(out, id)
 		}
 	}
