@@ -489,12 +489,20 @@ func (l *lexicon) synName(s int32) string {
 // the inflected ending: the ending, its replacement, and the parts of
 // speech (bits as lexicon.pos) whose base forms they make.
 var morphRules = func() (t [256][]morphRule) {
-	for _, r := range [...]morphRule{
+	for _, d := range [...]struct {
+		suffix, ending string
+		pos            uint8
+	}{
 		{"s", "", 1 | 2}, {"ses", "s", 1}, {"xes", "x", 1}, {"zes", "z", 1}, {"ches", "ch", 1}, {"shes", "sh", 1},
 		{"men", "man", 1}, {"ies", "y", 1 | 2}, {"es", "e", 2}, {"es", "", 2}, {"ed", "e", 2}, {"ed", "", 2},
 		{"ing", "e", 2}, {"ing", "", 2}, {"er", "", 4}, {"est", "", 4}, {"er", "e", 4}, {"est", "e", 4},
 	} {
+		r := morphRule{suffix: d.suffix, ending: d.ending, pos: d.pos}
 		c := r.suffix[len(r.suffix)-1]
+		for k := range len(r.suffix) {
+			r.tail |= uint32(r.suffix[len(r.suffix)-1-k]) << (8 * k)
+			r.mask |= 0xff << (8 * k)
+		}
 		t[c] = append(t[c], r)
 	}
 	return t
@@ -506,6 +514,9 @@ const maxMorphSuffix = 4
 type morphRule struct {
 	suffix, ending string
 	pos            uint8
+	// The suffix's bytes packed as baseForms packs a word's last four (the
+	// last byte lowest), and the mask of its length: one comparison.
+	tail, mask uint32
 }
 
 // baseForms appends the lemmas of the lower-case word w to out: w itself
@@ -518,13 +529,15 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 	}
 	// w is hashed once for both tables; ph[k] keeps the hash of w less its
 	// last k bytes, which a rule's candidate (w less a suffix, then an
-	// ending) extends.
+	// ending) extends. tail packs w's last bytes for the suffix tests.
 	var ph [maxMorphSuffix + 1]uint32
+	var tail uint32
 	m := max(0, len(w)-maxMorphSuffix)
 	h := fnvAdd(fnvOffset, w[:m])
 	for i := m; i < len(w); i++ {
 		ph[len(w)-i] = h
 		h = (h ^ uint32(w[i])) * fnvPrime
+		tail |= uint32(w[i]) << (8 * (len(w) - 1 - i))
 	}
 	if id := l.lemmas.findHash(w, h); id >= 0 {
 		out = append(out, id)
@@ -538,7 +551,7 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 	}
 	var buf [40]byte
 	for _, r := range morphRules[w[len(w)-1]] {
-		if len(w) <= len(r.suffix)+1 || len(w)-len(r.suffix)+len(r.ending) > len(buf) || string(w[len(w)-len(r.suffix):]) != r.suffix {
+		if tail&r.mask != r.tail || len(w) <= len(r.suffix)+1 || len(w)-len(r.suffix)+len(r.ending) > len(buf) {
 			continue
 		}
 		b := append(append(buf[:0], w[:len(w)-len(r.suffix)]...), r.ending...)
