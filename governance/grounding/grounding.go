@@ -1152,6 +1152,16 @@ var scaleSuffixes = [...]struct {
 	m float64
 }{{"per cent", 1}, {"percent", 1}, {"%", 1}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12}, {"mln", 1e6}, {"mil", 1e6}, {"mn", 1e6}, {"bn", 1e9}, {"k", 1e3}, {"m", 1e6}, {"b", 1e9}}
 
+// scaleByLast lists the scaleSuffixes (their indexes, in order) ending in
+// each byte: parseQuantityTol tries only those of its number's last byte.
+var scaleByLast = func() (t [256][]uint8) {
+	for k, suf := range scaleSuffixes {
+		last := suf.w[len(suf.w)-1]
+		t[last] = append(t[last], uint8(k))
+	}
+	return t
+}()
+
 // parseQuantity normalises "1.2 million", "1,200,000", "$1.2M", "12%".
 func parseQuantity(raw string) (float64, byte, bool) {
 	v, kind, _, ok := parseQuantityTol(raw)
@@ -1163,9 +1173,12 @@ func parseQuantity(raw string) (float64, byte, bool) {
 func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 	kind := byte('n')
 	s := raw
-	if r, n := utf8.DecodeRuneInString(s); s != "" && !isDigit(s[0]) && strings.ContainsRune("$€£¥", r) {
-		kind = '$'
-		s = strings.TrimSpace(s[n:])
+	if s != "" && !isDigit(s[0]) {
+		switch r, n := utf8.DecodeRuneInString(s); r {
+		case '$', '€', '£', '¥':
+			kind = '$'
+			s = strings.TrimSpace(s[n:])
+		}
 	}
 	l := s
 	mult := 1.0
@@ -1179,8 +1192,12 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 				return t, 't', 0, true
 			}
 		}
-		for _, suf := range scaleSuffixes {
-			if l != "" && l[len(l)-1] == suf.w[len(suf.w)-1] && strings.HasSuffix(l, suf.w) {
+		var tries []uint8
+		if l != "" {
+			tries = scaleByLast[l[len(l)-1]]
+		}
+		for _, k := range tries {
+			if suf := &scaleSuffixes[k]; strings.HasSuffix(l, suf.w) {
 				if suf.w == "%" || strings.Contains(suf.w, "cent") {
 					kind = '%'
 				}
