@@ -629,12 +629,20 @@ func find[T string | []byte](d *words, b T, h uint32) int32 {
 	}
 }
 
-// intern returns the id of b (whose hash is h), adding it when new.
+// intern returns the id of b (whose hash is h), adding it when new: in the
+// free slot its lookup ended on (where put would probe to), unless the
+// table grows first.
 func (d *words) intern(b []byte, h uint32) int32 {
-	if id := find(d, b, h); id >= 0 {
-		return id
+	i := 0
+	if len(d.table) > 0 {
+		for i = d.slot(h); d.table[i] != 0; i = (i + 1) & (len(d.table) - 1) {
+			if id := d.table[i] - 1; d.hash[id] == h && string(d.word(id)) == string(b) {
+				return id
+			}
+		}
 	}
-	if 2*(len(d.hash)+1) > len(d.table) {
+	grow := 2*(len(d.hash)+1) > len(d.table)
+	if grow {
 		d.grow()
 	}
 	if len(d.off) == 0 {
@@ -644,7 +652,11 @@ func (d *words) intern(b []byte, h uint32) int32 {
 	d.buf = append(d.buf, b...)
 	d.off = append(d.off, int32(len(d.buf)))
 	d.hash = append(d.hash, h)
-	d.put(id)
+	if grow {
+		d.put(id)
+	} else {
+		d.table[i] = id + 1
+	}
 	return id
 }
 
