@@ -693,7 +693,9 @@ func (s *state) quantities(text string, numAt []int32, out []quantity) []quantit
 		if st > 0 && (isWordByte(text[st-1]) || text[st-1] == '.' && st > 1 && isDigit(text[st-2])) {
 			continue // part of an identifier or a longer number
 		}
-		raw := strings.TrimSpace(text[st:en])
+		// A span starts at a sign or a digit and ends at a digit, a unit or
+		// a meridiem: nothing to trim.
+		raw := text[st:en]
 		v, kind, tol, ok := parseQuantityTol(raw)
 		if !ok {
 			continue
@@ -703,7 +705,7 @@ func (s *state) quantities(text string, numAt []int32, out []quantity) []quantit
 			kind = '$'
 		}
 		at := approxTol(text[:st], v)
-		out = append(out, quantity{span: scan.Span{Start: st, End: st + len(strings.TrimRight(text[st:en], " "))}, value: v, kind: kind, c0: -1,
+		out = append(out, quantity{span: scan.Span{Start: st, End: en}, value: v, kind: kind, c0: -1,
 			tol: max(tol, at), hedged: at > 0})
 	}
 	if n := len(out); n < maxNumbers {
