@@ -508,7 +508,8 @@ var morphRules = func() (t [256][]morphRule) {
 	return t
 }()
 
-// maxMorphSuffix is the longest suffix of morphRules ("ches", "shes").
+// maxMorphSuffix is the longest suffix of morphRules ("ches", "shes"), all
+// of which a morphRule's tail holds.
 const maxMorphSuffix = 4
 
 type morphRule struct {
@@ -527,18 +528,7 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 	if len(w) == 0 {
 		return out
 	}
-	// w is hashed once for both tables; ph[k] keeps the hash of w less its
-	// last k bytes, which a rule's candidate (w less a suffix, then an
-	// ending) extends. tail packs w's last bytes for the suffix tests.
-	var ph [maxMorphSuffix + 1]uint32
-	var tail uint32
-	m := max(0, len(w)-maxMorphSuffix)
-	h := fnvAdd(fnvOffset, w[:m])
-	for i := m; i < len(w); i++ {
-		ph[len(w)-i] = h
-		h = (h ^ uint32(w[i])) * fnvPrime
-		tail |= uint32(w[i]) << (8 * (len(w) - 1 - i))
-	}
+	h := fnvAdd(fnvOffset, w) // once for both tables
 	if id := l.lemmas.findHash(w, h); id >= 0 {
 		out = append(out, id)
 	}
@@ -549,13 +539,22 @@ func (l *lexicon) baseForms(w []byte, out []int32) []int32 {
 			}
 		}
 	}
+	rules := morphRules[w[len(w)-1]]
+	if len(rules) == 0 {
+		return out
+	}
+	// tail packs w's last bytes (the last lowest) for the suffix tests.
+	var tail uint32
+	for i := max(0, len(w)-maxMorphSuffix); i < len(w); i++ {
+		tail |= uint32(w[i]) << (8 * (len(w) - 1 - i))
+	}
 	var buf [40]byte
-	for _, r := range morphRules[w[len(w)-1]] {
+	for _, r := range rules {
 		if tail&r.mask != r.tail || len(w) <= len(r.suffix)+1 || len(w)-len(r.suffix)+len(r.ending) > len(buf) {
 			continue
 		}
 		b := append(append(buf[:0], w[:len(w)-len(r.suffix)]...), r.ending...)
-		if id := l.lemmas.findHash(b, fnvAdd(ph[len(r.suffix)], r.ending)); id >= 0 && l.pos[id]&r.pos != 0 && !containsID(out[n0:], id) {
+		if id := l.lemmas.find(b); id >= 0 && l.pos[id]&r.pos != 0 && !containsID(out[n0:], id) {
 			out = append(out, id)
 		}
 	}
