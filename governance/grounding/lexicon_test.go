@@ -201,3 +201,13 @@ func TestAntonymOfSupportedWord(t *testing.T) {
 			"The jury found the defendant guilty of the charge of theft from the shop after a long trial in the city court.", Contradiction},
 	})
 }
+
+// TestMorphRuleTails: baseForms tests a rule's suffix packed in 32 bits
+// (morphRule.tail), which holds maxMorphSuffix bytes.
+func TestMorphRuleTails(t *testing.T) {
+	for _, rules := range morphRules {
+		for _, r := range rules {
+			require.LessOrEqual(t, len(r.suffix), maxMorphSuffix, r.suffix)
+		}
+	}
+}
