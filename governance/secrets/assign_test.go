@@ -40,12 +40,7 @@ func TestIdentifierAssignments(t *testing.T) {
 		{"pwd in parens", "connect(user=app, pwd=Tr0ub4dor3xK9)", "secrets.password_assignment", "Tr0ub4dor3xK9"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			hs := New().Scan(tt.text, nil)
-			require.Len(t, hs, 1, "%+v", hs)
-			require.Equal(t, tt.policy, hs[0].Policy)
-			require.Equal(t, tt.value, tt.text[hs[0].Spans[0].Start:hs[0].Spans[0].End])
-		})
+		t.Run(tt.name, func(t *testing.T) { requireOneHit(t, tt.text, tt.policy, tt.value) })
 	}
 }
 
@@ -190,4 +185,14 @@ func TestIdentMatchesBudget(t *testing.T) {
 	}
 	hits := New().Scan(strings.Repeat("password: x ", 2048)+"db_password = Tr0ub4dor3xK9qZ\n", nil)
 	require.Len(t, hits, 1, "the secret after the flood is found")
+}
+
+// requireOneHit: text gives exactly one hit, of policy, whose first span
+// is value.
+func requireOneHit(t *testing.T, text, policy, value string) {
+	t.Helper()
+	hs := New().Scan(text, nil)
+	require.Len(t, hs, 1, "%+v", hs)
+	require.Equal(t, policy, hs[0].Policy)
+	require.Equal(t, value, text[hs[0].Spans[0].Start:hs[0].Spans[0].End])
 }

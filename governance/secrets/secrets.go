@@ -1659,39 +1659,23 @@ func placeholderLike(v string) bool {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		var hit bool
-		switch c {
-		case 'y':
-			hit = hasFoldAt(v, i, "your")
-		case 'e':
-			hit = hasFoldAt(v, i, "example")
-		case 'x':
-			hit = hasFoldAt(v, i, "xxxx")
-		case '*':
-			hit = strings.HasPrefix(v[i:], "****")
-		case '.':
-			hit = strings.HasPrefix(v[i:], "....")
-		case 'c':
-			hit = hasFoldAt(v, i, "changeme")
-		case 'p':
-			hit = hasFoldAt(v, i, "placeholder")
-		case 'r':
-			hit = hasFoldAt(v, i, "redacted")
-		case 'd':
-			hit = hasFoldAt(v, i, "dummy")
-		case 's':
-			hit = hasFoldAt(v, i, "sample")
-		case '<':
-			hit = true
-		case '$', '{':
-			hit = strings.HasPrefix(v[i+1:], "{")
-		}
-		if hit {
+		switch {
+		case c == '<':
+			return true
+		case c == '$' || c == '{':
+			if strings.HasPrefix(v[i+1:], "{") {
+				return true
+			}
+		case placeholderWords[c] != "" && hasFoldAt(v, i, placeholderWords[c]):
 			return true
 		}
 	}
 	return false
 }
+
+// placeholderWords are placeholderLike's words by their first byte.
+var placeholderWords = [256]string{'y': "your", 'e': "example", 'x': "xxxx", '*': "****", '.': "....",
+	'c': "changeme", 'p': "placeholder", 'r': "redacted", 'd': "dummy", 's': "sample"}
 
 // dominated reports whether one byte makes up more than half of v: a
 // vendor token of one repeated filler ("ghp_xxxx…", "AKIAXXXX…",
