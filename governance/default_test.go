@@ -5,8 +5,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/governance-gateway/gateway/governance/injection"
 	"github.com/stretchr/testify/require"
+
+	"github.com/governance-gateway/gateway/governance/injection"
 )
 
 // TestShippedEngine runs the real scanners through the default policy.
