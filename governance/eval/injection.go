@@ -94,6 +94,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, seventh held-out set (40: direct overrides, prompt leaking, role-play jailbreaks, instructions in documents and tool outputs, 12 in other languages; written before stop 22's second round, scored once after it)", lines(attacksHeldOut7), embedded),
 		attackRow("attacks, eighth held-out set (40: direct overrides, prompt leaking, role-play and maintenance-mode jailbreaks, instructions in e-mails, web pages, reviews, search results, tool outputs and code comments, obfuscation, 12 in other languages incl. Russian, Chinese, Japanese, Turkish, Swedish; written before stop 23, scored once before and once after it)", lines(attacksHeldOut8), embedded),
 		attackRow("attacks, ninth held-out set (40: direct overrides, prompt leaking, games, sandbox and hypothetical jailbreaks, fake authority, answer-in-two-parts, leetspeak, ROT13 and spaced-out obfuscation, instructions in meeting notes, READMEs, reviews, search results, calendar invites, PDFs, voicemails, tickets, wikis and tool results, 13 in other languages; written before stop 23's operating-point sweep, scored once after it)", lines(attacksHeldOut9), embedded),
+		attackRow("attacks, tenth held-out set (20: instructions with their letters separated by dots, hyphens, underscores, asterisks, slashes and bars, some in documents and one in German; written before stop 23's separated letters, scored once before and once after it)", lines(attacksHeldOut10), embedded),
 		attackRow("attacks, sixth held-out set (40: short goal hijacks and prompt leaking in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, secret extraction, role-play jailbreaks, instructions in e-mails, tables and code; written before stop 22, scored once after it)", lines(attacksHeldOut6), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
@@ -212,6 +213,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"UI strings and product copy with passwords, secrets, instructions, rules, modes and ignore/skip/override buttons, developer-docs sentences about system prompts and jailbreaks, short benign role-play, everyday requests in 10 languages, held out (project-written before stop 22's second round, scored once after it)", benignHeldOut4},
 		{"realistic requests and documents with trigger words (ignore, disregard, override, bypass, password, system prompt, developer mode, act as, pretend, from now on, instructions), 12 in other languages, held out (project-written before stop 23, scored once before and once after it)", benignHeldOut5},
 		{"ordinary requests and documents with trigger words (ignore, disregard, override, bypass, forget, reset password, developer mode, jailbreak, system prompt, act as, role-play, from now on, note to reviewers, assistant instructions), 10 in other languages, held out (project-written before stop 23's operating-point sweep, scored once after it)", benignHeldOut6},
+		{"texts with runs of single letters between punctuation: dotted acronyms, spelled-out words, paths, tables, key chords, identifiers, held out (project-written before stop 23's separated letters, scored once before and once after it)", benignHeldOut7},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -252,6 +254,8 @@ var (
 	attacksHeldOut8 string
 	//go:embed questions/attacks_heldout9.txt
 	attacksHeldOut9 string
+	//go:embed questions/attacks_heldout10.txt
+	attacksHeldOut10 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -270,6 +274,8 @@ var (
 	benignHeldOut5 string
 	//go:embed questions/benign_heldout6.txt
 	benignHeldOut6 string
+	//go:embed questions/benign_heldout7.txt
+	benignHeldOut7 string
 	//go:embed questions/benign_docs_dev.txt
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
