@@ -25,6 +25,8 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	38: runs of four or more single letters separated by one repeated
+//	    '.', '-', '_', '*', '/' or '|' are joined ("i.g.n.o.r.e")
 //	37: exfil_link: "send them to" an e-mail address in Spanish,
 //	    French, German, Italian and Portuguese ("envíalos a
 //	    abc@xyz.com")
@@ -124,7 +126,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 37
+const FeatureVersion = 38
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -139,7 +141,8 @@ const maxFeatureBytes = 16 << 10
 
 // Normalize undoes the usual obfuscations: compatibility forms (fullwidth,
 // ligatures) via NFKC, invisible characters (zero-width, bidi controls, tag
-// characters), case, and runs of spacing inside words ("i g n o r e").
+// characters), case, and single letters spaced or separated by one
+// repeated punctuation mark ("i g n o r e", "i.g.n.o.r.e").
 func Normalize(s string) string {
 	if b, ok := appendLowerPlain(nil, s); ok {
 		// Nothing for NFKC, homoglyphs or invisible characters to do. b is
@@ -303,42 +306,101 @@ func homoglyph(r rune) rune {
 
 var spacedRE = regexp.MustCompile(`\b(?:[a-z] ){3,}[a-z]\b`)
 
-// collapseSpaced joins "i g n o r e" into "ignore".
+// collapseSpaced joins "i g n o r e" into "ignore", and "i.g.n.o.r.e",
+// "s-y-s-t-e-m" (joinSeparated) likewise.
 func collapseSpaced(s string) string {
 	if !hasSpacedLetters(s) {
 		return s
 	}
-	return spacedRE.ReplaceAllStringFunc(s, func(m string) string { return strings.ReplaceAll(m, " ", "") })
+	if spacedLetterRun(s) {
+		s = spacedRE.ReplaceAllStringFunc(s, func(m string) string { return strings.ReplaceAll(m, " ", "") })
+	}
+	return joinSeparated(s)
 }
 
-// hasSpacedLetters reports a run of three single letters separated by one
-// space ("a b c"), the only input collapseSpaced changes.
+// hasSpacedLetters reports a letter at i, i+2 and i+4 with one repeated
+// non-letter at i+1, i+3 and i+5 ("a b c ", "a.b.c."), the shape of every
+// input collapseSpaced changes.
 func hasSpacedLetters(s string) bool {
-	// Three such letters at i, i+2 and i+4 need spaces at i+1, i+3 and
-	// i+5: rare in prose, and checked eight offsets at a time.
+	// One byte repeated at i+1, i+3 and i+5, another at i, is rare in
+	// prose ("banana"), checked eight offsets at a time; the letters only
+	// where it is found.
+	const hi, lo7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	src := unsafe.Slice(unsafe.StringData(s), len(s))
 	i := 0
-	for ; i+12 <= len(src); i += 8 {
-		if spaces8(binary.LittleEndian.Uint64(src[i:]))&spaces8(binary.LittleEndian.Uint64(src[i+2:]))&spaces8(binary.LittleEndian.Uint64(src[i+4:])) != 0 {
-			return spacedLetterRun(s)
+	for ; i+13 <= len(src); i += 8 {
+		w := src[i : i+13 : i+13]
+		v1 := binary.LittleEndian.Uint64(w[1:])
+		v3 := binary.LittleEndian.Uint64(w[3:])
+		t := (v1 ^ v3) | (v3 ^ binary.LittleEndian.Uint64(w[5:]))
+		// Not where i repeats i+1: a run of one byte ("))))", "    ").
+		u := binary.LittleEndian.Uint64(w[0:]) ^ v1
+		for m := ^((t & lo7) + lo7 | t) & ((u & lo7) + lo7 | u) & hi; m != 0; m &= m - 1 {
+			if spacedAt(s, i+bits.TrailingZeros64(m)>>3) {
+				return true
+			}
 		}
 	}
-	for ; i+4 < len(s); i++ {
-		if s[i] == ' ' && s[i+2] == ' ' && s[i+4] == ' ' {
-			return spacedLetterRun(s)
+	for ; i+5 < len(s); i++ {
+		if s[i+1] == s[i+3] && s[i+3] == s[i+5] && spacedAt(s, i) {
+			return true
 		}
 	}
 	return false
 }
 
-// spaces8 sets the high bit of each byte of v that is a space, exactly.
-func spaces8(v uint64) uint64 {
-	const hi, lo7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
-	t := v ^ 0x2020202020202020
-	return ^((t & lo7) + lo7 | t) & hi
+// spacedAt reports a letter at s[i] and a non-letter after it.
+func spacedAt(s string, i int) bool {
+	return s[i]-'a' < 26 && s[i+1]-'a' >= 26
 }
 
-// spacedLetterRun is hasSpacedLetters without the pre-filter.
+// isSeparator reports the bytes joinSeparated removes between letters.
+func isSeparator(c byte) bool {
+	switch c {
+	case '.', '-', '_', '*', '/', '|':
+		return true
+	}
+	return false
+}
+
+func isAlnum(c byte) bool { return c-'a' < 26 || c-'0' < 10 }
+
+// joinSeparated joins runs of four or more single letters separated by one
+// repeated separator ("i.g.n.o.r.e", "s-y-s-t-e-m", "|a|b|c|d|"), kept
+// apart from words and digits on both sides: "u.s.a." and "e.g." (three
+// letters or fewer) and "src/a/b/c/d/main.go" (a word before or after) are
+// kept as they are. A separator before or after the run stays.
+func joinSeparated(s string) string {
+	var b []byte
+	last := 0 // s[last:] not yet copied to b
+	for i := 0; i+6 < len(s); i++ {
+		c := s[i+1]
+		if s[i]-'a' >= 26 || !isSeparator(c) || i > 0 && (isAlnum(s[i-1]) || s[i-1] == c && i > 1 && isAlnum(s[i-2])) {
+			continue
+		}
+		n := 1 // letters in the run s[i:j]
+		j := i + 1
+		for j+1 < len(s) && s[j] == c && s[j+1]-'a' < 26 && (j+2 == len(s) || !isAlnum(s[j+2])) {
+			n++
+			j += 2
+		}
+		if n < 4 || j < len(s) && (isAlnum(s[j]) || s[j] == c && j+1 < len(s) && isAlnum(s[j+1])) {
+			i = j - 1
+			continue
+		}
+		b = append(b, s[last:i]...)
+		for k := i; k < j; k += 2 {
+			b = append(b, s[k])
+		}
+		last, i = j, j-1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// spacedLetterRun reports three single letters separated by one space.
 func spacedLetterRun(s string) bool {
 	run := 0
 	for i := 0; i+1 < len(s); i++ {
