@@ -105,6 +105,7 @@ func (c *Checker) Check(answer, source string) Result {
 	// Source words first: answer words looked up later find them.
 	st.source = source
 	st.lsrcOK, st.lansOK, st.compoundsOK, st.srcByWord.ok, st.unitToksOK, st.caseOK, st.ansByWord.ok = false, false, false, false, false, false, false
+	st.arunsOK = false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -519,6 +520,11 @@ type state struct {
 	orderIdx       map[orderKey]int // orderFlip's index of the source's connectives
 	compounds      map[string]int   // the lowered source's whole compounds (compoundIndex)
 	compoundsOK    bool
+
+	// quantifier.go, order.go: the answer's runs of ASCII letters that
+	// may be a quantifier or a connective (answerRuns), made on first use.
+	aruns   []int32
+	arunsOK bool
 
 	// sourceToks' index of the source tokens by word, and neighboursOf's
 	// memo: word id -> its range of nbrIDs.

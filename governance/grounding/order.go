@@ -63,22 +63,38 @@ func eachOrderWord(l string, f func(k, i, j int)) {
 		for j < len(l) && l[j] >= 'a' && l[j] <= 'z' {
 			j++
 		}
-		if n := j - i; n >= 4 && n <= 6 && orderFirst[c] && (i == 0 || !isWordByte(l[i-1])) && (j == len(l) || !isWordByte(l[j])) {
-			for k, ow := range orderWords {
-				if ow.w == l[i:j] {
-					f(k, i, j)
-				}
-			}
+		if k := orderWordAt(l, i, j); k >= 0 {
+			f(k, i, j)
 		}
 		i = j
 	}
 }
 
+// orderWordAt returns the index in orderWords of the run of lower-case
+// letters l[i:j] (no letter either side), -1 when it is none or not a
+// whole word. No two orderWords are the same.
+func orderWordAt(l string, i, j int) int {
+	if n := j - i; n >= 4 && n <= 6 && orderFirst[l[i]] && (i == 0 || !isWordByte(l[i-1])) && (j == len(l) || !isWordByte(l[j])) {
+		for k, ow := range orderWords {
+			if ow.w == l[i:j] {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
 // orderWordsIn returns the set of orderWords (bit i: orderWords[i]) that
-// the lower-case text la has as whole words.
-func orderWordsIn(la string) uint16 {
+// the lower-case answer la has as whole words: runs are the answer's
+// answerRuns (the same offsets in la), which hold every run of letters
+// eachOrderWord would look up.
+func orderWordsIn(la string, runs []int32) uint16 {
 	var has uint16
-	eachOrderWord(la, func(k, _, _ int) { has |= 1 << k })
+	for r := 0; r+1 < len(runs); r += 2 {
+		if k := orderWordAt(la, int(runs[r]), int(runs[r+1])); k >= 0 {
+			has |= 1 << k
+		}
+	}
 	return has
 }
 
@@ -202,7 +218,7 @@ func firstPair(idx map[orderKey]int, k uint8, before, after []int32, distinct bo
 // more than cloudy" where the source says "cloudy is nicer than rainy").
 func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 	la := s.lowerAnswer(answer)
-	has := orderWordsIn(la)
+	has := orderWordsIn(la, s.answerRuns(answer))
 	if has == 0 {
 		return Evidence{}, false
 	}

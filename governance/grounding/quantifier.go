@@ -102,26 +102,56 @@ func quantAt(text string, toks []tok, st, j, kind int) (quant, bool) {
 }
 
 // answerQuants appends the quantifiers of the answer to out (at most
-// maxQuantifiers), in one pass over its words.
-func answerQuants(text string, toks []tok, out []quant) []quant {
-	for i := 0; i < len(text) && len(out) < maxQuantifiers; {
-		if !asciiLetter(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && asciiLetter(text[j]) {
-			j++
-		}
+// maxQuantifiers): runs are answerRuns of text, the candidates among its
+// words, in text order.
+func answerQuants(text string, runs []int32, toks []tok, out []quant) []quant {
+	for r := 0; r+1 < len(runs) && len(out) < maxQuantifiers; r += 2 {
+		i, j := int(runs[r]), int(runs[r+1])
 		if kind := quantKind(text[i:j]); kind != 0 {
 			if q, ok := quantAt(text, toks, i, j, kind); ok {
 				out = append(out, q)
 			}
 		}
-		i = j
 	}
 	return out
 }
+
+// answerRuns returns the answer's runs of ASCII letters (each a whole run:
+// no ASCII letter either side) that may be a quantifier word (quantKind)
+// or a connective (eachOrderWord): 3 to 7 bytes, starting with a first
+// letter of either list, as [start, end) offsets (two entries each), in
+// text order. Made in one pass on first use in a Check, for both.
+func (s *state) answerRuns(answer string) []int32 {
+	if s.arunsOK {
+		return s.aruns
+	}
+	runs := s.aruns[:0]
+	for i := 0; i < len(answer); {
+		if !asciiLetter(answer[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(answer) && asciiLetter(answer[j]) {
+			j++
+		}
+		if n := j - i; n >= 3 && n <= 7 && runFirst[answer[i]] {
+			runs = append(runs, int32(i), int32(j))
+		}
+		i = j
+	}
+	s.aruns, s.arunsOK = runs, true
+	return runs
+}
+
+// runFirst marks the first bytes of answerRuns: quantFirst's, and
+// orderFirst's in both cases.
+var runFirst = func() (t [256]bool) {
+	for c := range t {
+		t[c] = quantFirst[c] || asciiLetter(byte(c)) && orderFirst[byte(c)|0x20]
+	}
+	return t
+}()
 
 // sourceQuants appends the quantifiers of the source to out (at most
 // maxSourceQuants), searching it for each quantifier word.
@@ -162,7 +192,7 @@ func (q *quant) shares(o *quant) bool {
 // shared. A source that quantifies those words both ways says both, so is
 // no finding.
 func (s *state) quantifierChange(answer string) (Evidence, bool) {
-	s.aquants = answerQuants(answer, s.atoks, s.aquants[:0])
+	s.aquants = answerQuants(answer, s.answerRuns(answer), s.atoks, s.aquants[:0])
 	if len(s.aquants) == 0 {
 		return Evidence{}, false
 	}
