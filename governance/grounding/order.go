@@ -91,6 +91,9 @@ func orderWordAt(l string, i, j int) int {
 func orderWordsIn(la string, runs []int32) uint16 {
 	var has uint16
 	for r := 0; r+1 < len(runs); r += 2 {
+		if n := runs[r+1] - runs[r]; n < 4 || n > 6 {
+			continue // orderWordAt's first test, without the call
+		}
 		if k := orderWordAt(la, int(runs[r]), int(runs[r+1])); k >= 0 {
 			has |= 1 << k
 		}

@@ -118,24 +118,28 @@ func answerQuants(text string, runs []int32, toks []tok, out []quant) []quant {
 
 // answerRuns returns the answer's runs of ASCII letters (each a whole run:
 // no ASCII letter either side) that may be a quantifier word (quantKind)
-// or a connective (eachOrderWord): 3 to 7 bytes, starting with a first
-// letter of either list, as [start, end) offsets (two entries each), in
-// text order. Made in one pass on first use in a Check, for both.
+// or a connective (eachOrderWord): of a length, first letter and last
+// letter (lowered) that one of them has (runShape), as [start, end)
+// offsets (two entries each), in text order. Made in one pass on first
+// use in a Check, for both.
 func (s *state) answerRuns(answer string) []int32 {
 	if s.arunsOK {
 		return s.aruns
 	}
+	// Read in the lowered answer (the same offsets and letter runs): a
+	// letter is one range test there.
+	la := s.lowerAnswer(answer)
 	runs := s.aruns[:0]
-	for i := 0; i < len(answer); {
-		if !asciiLetter(answer[i]) {
+	for i := 0; i < len(la); {
+		if la[i]-'a' > 'z'-'a' {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(answer) && asciiLetter(answer[j]) {
+		for j < len(la) && la[j]-'a' <= 'z'-'a' {
 			j++
 		}
-		if n := j - i; n >= 3 && n <= 7 && runFirst[answer[i]] {
+		if n := j - i; n < 16 && runShape[0][la[i]]>>n&1 != 0 && runShape[1][la[j-1]]>>n&1 != 0 {
 			runs = append(runs, int32(i), int32(j))
 		}
 		i = j
@@ -144,11 +148,20 @@ func (s *state) answerRuns(answer string) []int32 {
 	return runs
 }
 
-// runFirst marks the first bytes of answerRuns: quantFirst's, and
-// orderFirst's in both cases.
-var runFirst = func() (t [256]bool) {
-	for c := range t {
-		t[c] = quantFirst[c] || asciiLetter(byte(c)) && orderFirst[byte(c)|0x20]
+// runShape has bit n set, for the first byte ([0]) and the last byte
+// ([1]) of each quantifier word and each connective of n bytes, lowered:
+// a run must match both to be looked up.
+var runShape = func() (t [2][256]uint16) {
+	add := func(w string) {
+		for k, c := range [2]byte{w[0], w[len(w)-1]} {
+			t[k][c|0x20] |= 1 << len(w)
+		}
+	}
+	for _, q := range quantifierWords {
+		add(q.w)
+	}
+	for _, ow := range orderWords {
+		add(ow.w)
 	}
 	return t
 }()
