@@ -66,6 +66,49 @@ func TestAssignmentSyntaxLookAlikes(t *testing.T) {
 	}
 }
 
+// TestBacktickValues: a value in backticks (a Go raw string, a JavaScript
+// template literal) is read as a quoted one, by password_assignment and by
+// high_entropy; gitleaks' "{i}Token := `{s}`" caught 139 of 221 before.
+func TestBacktickValues(t *testing.T) {
+	const pw = "Tr0ub4dor&3xK9!qZ"
+	const he = "Zq8mW3nT5vB7xC2kL9pR4sD6fG1hJ0aY"
+	tests := []struct {
+		name, text, policy, value string
+	}{
+		{"go raw token", "apiToken := `a1b2c3d4e5f6`", "secrets.password_assignment", "a1b2c3d4e5f6"},
+		{"go raw password", "dbPassword := `" + pw + "`", "secrets.password_assignment", pw},
+		{"js template secret", "const clientSecret = `" + pw + "`;", "secrets.password_assignment", pw},
+		{"go typed raw", "var authToken string = `" + he + "`", "secrets.password_assignment", he},
+		{"entropy raw", "signingKey := `" + he + "`", "secrets.high_entropy", he},
+		{"entropy markdown span", "KEY: `" + he + "`", "secrets.high_entropy", he},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { requireOneHit(t, tt.text, tt.policy, tt.value) })
+	}
+}
+
+// TestBacktickLookAlikes: Go struct tags, markdown code spans naming a
+// field, placeholders and calls in backticks stay quiet.
+func TestBacktickLookAlikes(t *testing.T) {
+	for _, text := range []string{
+		"Token string `json:\"token\"`",
+		"APIKey string `json:\"api_key\" yaml:\"api_key\"`",
+		"Password string `json:\"password,omitempty\" env:\"DB_PASSWORD\"`",
+		"SecretKey []byte `json:\"secret_key\" validate:\"required\"`",
+		"Set `token` to your own value; `api_key` is read from `API_KEY`.",
+		"`password`: `********`",
+		"password := `changeme`",
+		"DB_PASSWORD := `xxxxxxxxxxxxxxxx`",
+		"apiToken := `${API_TOKEN}`",
+		"token := `{{ .Values.token }}`",
+		"token := `os.Getenv(\"TOKEN\")`",
+		"tokenPattern := `[A-Za-z0-9_]{32,}`",
+		"query := `SELECT password FROM users WHERE token = ?`",
+	} {
+		require.Empty(t, New().Scan(text, nil), text)
+	}
+}
+
 // TestGitleaksExamples: documentation's fillers in a vendor token's shape
 // (gitleaks' false positives) are not secrets, and the real shapes next to
 // them still are.

@@ -187,8 +187,8 @@ func TestLongValuesEqualFindAll(t *testing.T) {
 func BenchmarkScanIdentFlood(b *testing.B) {
 	floods := []struct{ name, text string }{{"a_pwd=bc…(", strings.Repeat("a_pwd=bc", 32<<10) + "("}}
 	// Stop 23's separators: a call's key and value, an XML element, Make's
-	// "?=" and a type before '='.
-	for _, unit := range []string{"password=", "api_key: ", "datadog_api_key=", "secret := ", "pass=pass=pass ", `password="Zq8mW3nT5vB7xC2kL9pR4sD6fG`, "password: ", "password='Xk9#mP2q' ", `"API_TOKEN", "`, "<twitterToken>", "PASSWORD ?= ", "apiToken string = "} {
+	// "?=", a type before '=' and backtick-quoted values.
+	for _, unit := range []string{"password=", "api_key: ", "datadog_api_key=", "secret := ", "pass=pass=pass ", `password="Zq8mW3nT5vB7xC2kL9pR4sD6fG`, "password: ", "password='Xk9#mP2q' ", `"API_TOKEN", "`, "<twitterToken>", "PASSWORD ?= ", "apiToken string = ", "apiToken := `", "token=`Xk9#mP2qZ` "} {
 		floods = append(floods, struct{ name, text string }{strings.TrimSpace(unit), strings.Repeat(unit, (256<<10)/len(unit))})
 	}
 	for _, f := range floods {

@@ -266,8 +266,8 @@ var rules = []rule{
 	{id: "http_basic_auth", gates: []string{"Basic "}, re: regexp.MustCompile(`Basic ([A-Za-z0-9+/]{8,}={0,2})(?:[^\w+/=\-]|\z)`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.9, maxRunes: 1024, valid: basicCredentials},
 	{id: "http_basic_auth", gates: []string{"curl"}, re: regexp.MustCompile(`curl\b(?:[^\n]*\\\r?\n){0,5}?[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?([^\s:"'$]{1,64}:["']?[^\s"']{3,128})`), group: 1, wordStart: true, sev: scan.SeverityHigh, conf: 0.85, valid: curlUser},
 	{id: "basic_auth_url", gates: []string{"://"}, re: regexp.MustCompile(`[a-z][a-z0-9+.\-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{3,128})@[A-Za-z0-9.\-]+`), wordStart: true, group: 1, sev: scan.SeverityHigh, conf: 0.85, entropy: 2.0},
-	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'\t\n\f\r "), leadN: 8, ends: assignKeywordForms},
-		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b` + typeAnnotation + `(?:["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=)|["'],)\s{0,32}["']([^"'\s]{8,})["']`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
+	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "token", "api_key", "apikey", "api-key", "api.key", "access_key", "accesskey", "access-key", "access.key", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, quote: true, lead: byteClass("^\"'`\t\n\f\r "), leadN: 8, ends: assignKeywordForms},
+		re: regexp.MustCompile(`(?i)\b` + identKeyword(assignKeywords) + `\b` + typeAnnotation + `(?:["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=)|["'],)\s{0,32}["'\x60]([^"'\x60\s]{8,})["'\x60]`), group: 1, sev: scan.SeverityHigh, conf: 0.8, entropy: 3.0, maxRunes: 200},
 	// Unquoted values (.env, YAML, INI) only after password-like keywords:
 	// an unquoted token or API key must pass the stricter high_entropy rule.
 	{id: "password_assignment", gates: []string{"pass", "pwd", "secret", "credential"}, foldGates: true, ident: true, need: valueNeed{kind: needAssign, bare: true, lead: unquotedValue, leadN: 8, ends: passwordKeywordForms, long: longValue{class: unquotedValue, term: byteClass(",;)]}\t\n\f\r ")}},
@@ -676,7 +676,7 @@ func identKeyword(kws []string) string {
 // words (API_KEY, AUTH_TOKEN_PROD, apiKeyId) or in prose ("the API key is"),
 // then a long value; Scan keeps it only above detect-secrets' entropy.
 var (
-	highEntropyRE       = regexp.MustCompile(`(?i)\b` + identKeyword(entropyKeywords) + `\w{0,64}\b` + typeAnnotation + `["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=|[>,]|is)?\s{0,32}["']?([A-Za-z0-9+/_\-]{20,}={0,2})`)
+	highEntropyRE       = regexp.MustCompile(`(?i)\b` + identKeyword(entropyKeywords) + `\w{0,64}\b` + typeAnnotation + `["']?\s{0,32}(?:[:=]|=>|:{1,3}=|[?.]=|[>,]|is)?\s{0,32}["'\x60]?([A-Za-z0-9+/_\-]{20,}={0,2})`)
 	highEntropyAnchored = anchor(highEntropyRE)
 )
 
@@ -1122,7 +1122,7 @@ func (n valueNeed) valueAt(text string, v int) bool {
 	v = skipBlanks(text, v)
 	quoted := v < len(text) && (text[v] == '"' || text[v] == '\'' || text[v] == '`')
 	if n.quote {
-		return quoted && text[v] != '`' && n.leadAt(text, v+1)
+		return quoted && n.leadAt(text, v+1) && n.closedAt(text, v+1+n.leadN)
 	}
 	return n.leadAt(text, v) || !n.bare && quoted && n.leadAt(text, v+1)
 }
@@ -1164,6 +1164,21 @@ func (n valueNeed) leadAt(text string, v int) bool {
 		}
 	}
 	return true
+}
+
+// closedAt reports whether the run of lead bytes (and bytes >= 0x80,
+// which no quote or blank folds to) from k ends at a quote, as the quoted
+// pattern's value must: "apiToken := `apiToken := `…" then fails here, not
+// in the regexp (each failed run spends identRunBudget, and past it the
+// whole text went to the full pattern: 7.6x the cost of that flood). A run
+// reaching identWindow bytes is left to the regexp.
+func (n valueNeed) closedAt(text string, k int) bool {
+	for end := min(len(text), k+identWindow); k < end; k++ {
+		if c := text[k]; c < utf8.RuneSelf && !n.lead[c] {
+			return c == '"' || c == '\'' || c == '`'
+		}
+	}
+	return k < len(text)
 }
 
 // skipBlanks skips up to 32 bytes of \s ([\t\n\f\r ]) from j.
@@ -1522,6 +1537,11 @@ func (s *Scanner) scan(text string, dst []scan.Hit) []scan.Hit {
 			// as before stop 23: AWS's documented AKIAIOSFODNN7EXAMPLE is
 			// what users (and this repository's tests) paste to see a block.
 			if r.entropy > 0 && (entropy(v) < r.entropy || placeholderLike(v)) || dominated(v) || r.typed && ascendingRun(v) {
+				continue
+			}
+			// A backtick closes only a value it opened (`os.Getenv("X")`
+			// is no value "os.Getenv(").
+			if r.need.quote && (text[st-1] == '`') != (text[en] == '`') {
 				continue
 			}
 			if r.unquoted && !plainValue(v) || !r.fits(v) || r.valid != nil && !r.valid(v) || r.ident && !identOK(text[m[0]:st], v) {
