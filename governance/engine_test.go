@@ -273,6 +273,12 @@ func TestVerifyGrounding(t *testing.T) {
 			governance: ActionAllow, answer: "a", mismatch: MismatchContradiction, unacted: true,
 		},
 		{
+			// Over ParallelGroundingBytes the check runs beside the scanners.
+			name: "unsupported in a large source, checked on its own goroutine", g: unsupported,
+			in:         Input{Answer: "Paris is nice", ToolResult: strings.Repeat("Rome. ", ParallelGroundingBytes/6+1)},
+			governance: ActionBlock, answer: DefaultFallbackText, mismatch: MismatchUnsupported,
+		},
+		{
 			name: "no tool_result: grounding skipped", g: numeric,
 			in:         Input{Answer: "Revenue grew 15%"},
 			governance: ActionAllow, answer: "Revenue grew 15%", mismatch: MismatchNone,
@@ -399,5 +405,21 @@ func TestRecordPrompt(t *testing.T) {
 			d := c.Verify(Input{Prompt: tt.prompt, Answer: "ok"})
 			require.Equal(t, tt.want, d.RecordPrompt)
 		})
+	}
+}
+
+type panickyGrounder struct{}
+
+func (panickyGrounder) Check(answer, source string) GroundingResult { panic("checker bug") }
+
+// A checker's panic reaches Verify's caller, on its goroutine, whether the
+// check ran inline or beside the scanners: the server's recovery answers 500
+// instead of the process dying.
+func TestVerifyGroundingPanicReachesCaller(t *testing.T) {
+	c, err := testEngine(t, panickyGrounder{}).Compile(DefaultPolicy())
+	require.NoError(t, err)
+	for _, n := range []int{1, ParallelGroundingBytes} {
+		in := Input{Answer: "a", ToolResult: strings.Repeat("b", n)}
+		require.PanicsWithValue(t, "checker bug", func() { c.Verify(in) }, "source of %d bytes", n)
 	}
 }
