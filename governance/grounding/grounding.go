@@ -148,6 +148,9 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
+		if has && st.pairStated(i) {
+			continue // stated beside its neighbour, as the source has them
+		}
 		if has {
 			better, place := st.numberPlaces(q, near, &claimed, len(st.anums) > 1)
 			if !better || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near) {
@@ -2109,6 +2112,63 @@ func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 	return true
 }
 
+// pairGap bounds the bytes between two numbers read as a pair ("from
+// $100,000 to $250,000", "$2.91, compared with $2.77").
+const pairGap = 40
+
+// pairStated: answer number i and its neighbour (the answer number right
+// before or after it, at most pairGap bytes away) have their values in
+// two neighbouring source numbers, in the same order and as close: the
+// source states the pair. In number-dense text (an earnings call, a bill
+// that strikes one amount and inserts another) a summary's words around a
+// number are shared by the neighbouring figures, so betterElsewhere would
+// take the answer's "EPS increased to $2.91 from $2.77 despite a cool,
+// wet summer" for the source's "Weather reduced EPS by about $0.06, as a
+// cool, wet summer ..."; an edit changes one number of a pair, and a
+// value moved to another place rarely lands beside its old neighbour.
+func (s *state) pairStated(i int) bool {
+	return i > 0 && s.pairNear(i-1, i) || i+1 < len(s.anums) && s.pairNear(i, i+1)
+}
+
+// pairNear: answer numbers a and b (a before b) are at most pairGap bytes
+// apart and two consecutive source numbers state them, in the same
+// order, or in either order when they are of different kinds ("rose 8%
+// to $1.64 billion" for "$1.64 billion, up 8%"): two amounts of one kind
+// in the other order are a swap, which swappedWith judges.
+func (s *state) pairNear(a, b int) bool {
+	qa, qb := &s.anums[a], &s.anums[b]
+	if qb.span.Start-qa.span.End > pairGap {
+		return false
+	}
+	return s.pairAt(a, b) || qa.kind != qb.kind && s.pairAt(b, a)
+}
+
+// pairAt: some source number of answer number a's value is followed, at
+// most pairGap bytes on, by a source number of b's value.
+func (s *state) pairAt(a, b int) bool {
+	qa, qb := &s.anums[a], &s.anums[b]
+	ca, cb := s.compatSet(qa.kind), s.compatSet(qb.kind)
+	in, next := s.anear[a].and(&ca), s.anear[b].and(&cb)
+	// in shifted up by one: the source numbers right after one of a's value.
+	var after nbits
+	for w := range in {
+		after[w] = in[w] << 1
+		if w > 0 {
+			after[w] |= in[w-1] >> 63
+		}
+	}
+	hit := after.and(&next)
+	for w, x := range hit {
+		for ; x != 0; x &= x - 1 {
+			k := w*64 + bits.TrailingZeros64(x)
+			if s.snums[k].span.Start-s.snums[k-1].span.End <= pairGap {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // swappedWith returns the source number answer number i stands in for
 // when it trades places with another answer number, each stated by the
 // source (and so passed by betterElsewhere) but where the context puts
@@ -2531,7 +2591,22 @@ func (s *state) directOpposite(answer string, w []byte, i int) string {
 		if !s.sharedNeighbour(i, []byte(ant)) {
 			continue
 		}
-		if k := s.polarTok(find(&s.words, ant, fnvAdd(fnvOffset, ant)), negatedBy(s.atoks, answer, i)); k >= 0 {
+		aid := find(&s.words, ant, fnvAdd(fnvOffset, ant))
+		neg := negatedBy(s.atoks, answer, i)
+		k := s.polarTok(aid, neg)
+		if k >= 0 && idiomUse(s.source, s.stoks[k].end, s.source[s.stoks[k].start:s.stoks[k].end]) {
+			// The first one is a preposition or a date ("like yours",
+			// "last month"): another of the same polarity may not be.
+			k = -1
+			for _, j := range s.sourceToks(aid) {
+				st := &s.stoks[j]
+				if negatedBy(s.stoks, s.source, int(j)) == neg && !idiomUse(s.source, st.end, s.source[st.start:st.end]) {
+					k = int(j)
+					break
+				}
+			}
+		}
+		if k >= 0 {
 			st := &s.stoks[k]
 			return s.source[st.start:st.end]
 		}

@@ -596,7 +596,7 @@ func (s *state) antonymOf(l *lexicon, answer, source string, t *tok, w []byte, s
 		return Evidence{}, false
 	}
 	sw := lowerASCII(source, st.start, st.end, x.sword[:])
-	if sw == nil {
+	if sw == nil || idiomUse(source, st.end, string(sw)) {
 		return Evidence{}, false
 	}
 	x.bases = l.baseForms(sw, x.bases[:0])

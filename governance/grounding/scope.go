@@ -771,3 +771,60 @@ func prepWord(w string) uint8 {
 	}
 	return 0
 }
+
+// idiomUse: the source word w (lower-case or as written), whose token ends
+// at offset end, is a preposition or part of a date there, not the word of
+// an opposite pair: "fleets like yours" (no "like" against "dislike"),
+// "last month" (no "last" against "first"), "close to the minimum" (no
+// "close" against "open"), "ahead of the season" (no "ahead" against
+// "back").
+func idiomUse(text string, end int, w string) bool {
+	if len(w) < 4 || len(w) > 5 {
+		return false
+	}
+	var buf [5]byte
+	for k := range len(w) {
+		buf[k] = w[k] | 0x20
+	}
+	next := nextLowerWord(text, end)
+	switch string(buf[:len(w)]) {
+	case "like":
+		return likeObject[next]
+	case "last":
+		return lastTime[next]
+	case "close":
+		return next == "to" || next == "by"
+	case "ahead":
+		return next == "of"
+	}
+	return false
+}
+
+// nextLowerWord returns the ASCII word after offset i (spaces skipped),
+// lower-cased, "" when none or longer than 9 letters.
+func nextLowerWord(text string, i int) string {
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(text) && j-i <= 9 && asciiLetter(text[j]) {
+		j++
+	}
+	if j == i || j-i > 9 || j < len(text) && asciiLetter(text[j]) {
+		return ""
+	}
+	return strings.ToLower(text[i:j])
+}
+
+var likeObject = setOf("a an the this that these those yours mine ours theirs his her its our their my your it him them us me you we")
+
+var lastTime = setOf("night week month year time quarter summer winter spring autumn season weekend decade century " +
+	"monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december")
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}

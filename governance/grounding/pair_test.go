@@ -1,0 +1,80 @@
+package grounding
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Two numbers stated side by side in the source are stated, whatever
+// words a neighbouring figure shares with the answer's; an edit of one of
+// them, or the two traded, is still a mismatch.
+func TestPairStated(t *testing.T) {
+	src := "Janet Cole, CFO: Operating revenue was $1.64 billion, up 8%, mainly because of new rates. " +
+		"Net income was $318 million, and earnings per share were $2.91, compared with $2.77 in 2022, an increase of 5%. " +
+		"Weather reduced EPS by about $0.06, as a cool, wet summer lowered water use. " +
+		"Our board raised the quarterly dividend by 7% to $0.46 per share."
+	tests := []struct {
+		name, answer, mismatch string
+	}{
+		{"pair stated", "Operating revenue was $1.64 billion, up 8%, and earnings per share were $2.91, compared with $2.77, as a cool, wet summer lowered water use.", None},
+		{"one of the pair changed", "Operating revenue rose 8% to $1.64 billion, and earnings per share were $2.91 versus $2.57 as a cool, wet summer lowered water use.", Numeric},
+		{"the pair traded", "Operating revenue rose 8% to $1.64 billion, and earnings per share were $2.77 versus $2.91 as a cool, wet summer lowered water use.", Numeric},
+		{"value of another figure", "The quarterly dividend rises 7% to $0.06 per share.", Numeric},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+		})
+	}
+}
+
+func TestIdiomUse(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Fleets like yours cut fuel.", true},
+		{"Drivers like the app.", true}, // "like the": read as a preposition, as most are
+		{"Drivers like tracking.", false},
+		{"It happened last month.", true},
+		{"The last step is testing.", false},
+		{"Keep it close to the minimum.", true},
+		{"We close the office at six.", false},
+		{"Shipments were delayed ahead of the holidays.", true},
+		{"The road ahead is long.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			found := false
+			for _, w := range []string{"like", "last", "close", "ahead"} {
+				if i := indexWord(tt.text, w); i >= 0 {
+					found = true
+					require.Equal(t, tt.want, idiomUse(tt.text, i+len(w), tt.text[i:i+len(w)]))
+				}
+			}
+			require.True(t, found)
+		})
+	}
+}
+
+// In a Check: the source's "ahead of" is no opposite of the answer's
+// "back".
+func TestIdiomNoOpposite(t *testing.T) {
+	c := New()
+	// heldout2_news_1 of governance/eval/summedits_other (development).
+	src := "Dockworkers at Port Callow end nine-day strike after pay deal\n\nPORT CALLOW - About 1,400 dockworkers at Port Callow returned to work on Thursday after their union accepted a new three-year contract, ending a nine-day strike that left dozens of container ships waiting offshore.\n\nMembers of the Harbour and Freight Workers Union voted 78 percent in favour of the deal, which raises hourly wages by 14 percent over three years and limits the use of automated cranes at two of the port's four terminals until 2027. The union had asked for 20 percent and a complete ban on new automation.\n\n\"Nobody got everything they wanted, but our members kept their jobs and got a fair raise,\" union president Delia Marsh told reporters outside the union hall.\n\nThe Port Callow Authority, which negotiated on behalf of the terminal operators, said the backlog of 37 ships would take about two weeks to clear. Retailers had warned that the strike was delaying shipments of furniture and electronics ahead of the holiday season.\n\nPort director Samuel Okoye said the authority would hire 120 additional workers on temporary contracts to speed up unloading. He declined to say how much the strike had cost, but a study by the regional chamber of commerce estimated losses at $45 million a day across the local economy."
+	r := c.Check("About 1,400 Port Callow dockworkers went back to work after their union approved a three-year contract with a 14 percent raise and limits on automated cranes at two terminals until 2027, ending a nine-day strike. The port authority expects to clear the backlog of 37 ships in about two weeks and will hire 120 temporary workers.", src)
+	require.Equal(t, None, r.Mismatch, "%+v", r)
+}
+
+func indexWord(s, w string) int {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i:i+len(w)] == w && (i == 0 || !asciiLetter(s[i-1])) && (i+len(w) == len(s) || !asciiLetter(s[i+len(w)])) {
+			return i
+		}
+	}
+	return -1
+}
