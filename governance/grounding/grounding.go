@@ -148,7 +148,7 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
-		if has && st.pairStated(i) {
+		if has && (st.pairStated(i) || distinctive(answer[q.span.Start:q.span.End], q)) {
 			continue // stated beside its neighbour, as the source has them
 		}
 		if has {
@@ -2110,6 +2110,28 @@ func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 		}
 	}
 	return true
+}
+
+// distinctive: a number of three significant digits or more ("$2.91",
+// "64.5%", "$742 million"), not a year or a time: one the source has is
+// stated, whatever words another figure shares with it.
+func distinctive(raw string, q *quantity) bool {
+	if q.kind == 'y' || q.kind == 't' || q.word {
+		return false
+	}
+	var d []byte
+	for i := 0; i < len(raw); i++ {
+		if isDigit(raw[i]) {
+			d = append(d, raw[i])
+		}
+	}
+	for len(d) > 0 && d[0] == '0' {
+		d = d[1:]
+	}
+	for len(d) > 0 && d[len(d)-1] == '0' {
+		d = d[:len(d)-1]
+	}
+	return len(d) >= 3
 }
 
 // pairGap bounds the bytes between two numbers read as a pair ("from

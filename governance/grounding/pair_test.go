@@ -78,3 +78,20 @@ func indexWord(s, w string) int {
 	}
 	return -1
 }
+
+// A number of three significant digits the source states is stated,
+// whatever words a neighbouring figure shares with it ("Gross margin
+// improved to 64.5%" against "raising our full-year revenue growth
+// guidance to 10% to 11%, from 8% to 10%"); heldout2_ectsum_2 of
+// governance/eval/summedits_other (development).
+func TestDistinctiveStated(t *testing.T) {
+	src := "Operator: Welcome to the Corvel Medical Systems second quarter 2024 earnings conference call. Please go ahead, Ms. Hwang.\nDiane Hwang, CEO: Thank you. Corvel delivered revenue of $612 million in the second quarter, an increase of 12% on a reported basis and 14% in constant currency. Our surgical robotics segment led the way, with revenue up 27% to $188 million, and we installed 41 new systems, compared with 30 a year ago. Procedure volumes on our installed base grew 22%. Our diagnostic imaging segment was weaker, with revenue down 3% to $205 million, as hospitals in China delayed purchases.\nDiane Hwang, CEO: We also received FDA clearance for our single-port robotic system in May, and we expect first US shipments in the fourth quarter.\nPaul Mendez, CFO: Thank you, Diane. Gross margin was 64.5%, up 120 basis points, driven by a richer mix of robotics and disposable instruments. Operating expenses grew 9%, including a 15% increase in R&D. Adjusted earnings per share were $1.34, up from $1.11. Free cash flow was $96 million. Given the strength in robotics, we are raising our full-year revenue growth guidance to 10% to 11%, from 8% to 10%, and our adjusted EPS guidance to $5.20 to $5.35.\nOperator: The first question comes from Amara Lewis at Stroud & Co.\nAmara Lewis: What's the outlook for imaging in China?\nDiane Hwang, CEO: We don't expect a recovery before next year."
+	c := New()
+	r := c.Check("Corvel Medical Systems reported second quarter revenue of $612 million, up 12%, led by a 27% rise in surgical robotics revenue and 41 system installations, while diagnostic imaging revenue fell 3% on delayed purchases in China. Gross margin improved to 64.5% and adjusted EPS rose to $1.34. The company raised its full-year revenue growth guidance to 10% to 11%.", src)
+	require.Equal(t, None, r.Mismatch, "%+v", r)
+	require.True(t, distinctive("64.5%", &quantity{kind: '%'}))
+	require.True(t, distinctive("$742 million", &quantity{kind: '$'}))
+	require.False(t, distinctive("$0.46", &quantity{kind: '$'}))
+	require.False(t, distinctive("2,300", &quantity{kind: 'n'}))
+	require.False(t, distinctive("2024", &quantity{kind: 'y'}))
+}
