@@ -148,12 +148,12 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
-		if has && (st.pairStated(i) || distinctive(answer[q.span.Start:q.span.End], q)) {
+		if has && st.pairStated(i) {
 			continue // stated beside its neighbour, as the source has them
 		}
 		if has {
 			better, place := st.numberPlaces(q, near, &claimed, len(st.anums) > 1)
-			if !better || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near) {
+			if !better || distinctive(answer[q.span.Start:q.span.End], q) || ordinal(answer, q.span.End) && st.sourceOrdinal(q, near) {
 				st.swapTo[i] = place
 				continue
 			}
@@ -2795,7 +2795,7 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 			best.neg, s.buf = negations(srcText, s.buf)
 		}
 		var an int
-		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) && !(an > 0 && s.chat && s.negationStated(answer, sp.Start, sp.End)) &&
+		if an, s.buf = negations(answer[sp.Start:sp.End], s.buf); (an > 0) != (best.neg > 0) && !(an > 0 && s.negationElsewhereOrStated(answer, sp.Start, sp.End)) &&
 			(an > 0 || s.negationShared(best)) {
 			return Evidence{AnswerSpan: sp, AnswerText: answer[sp.Start:sp.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},
 				SourceText: srcText, Reason: "the answer negates what the source states (or the reverse)"}, true
@@ -2816,6 +2816,15 @@ func (s *state) contradiction(answer, source string) (Evidence, bool) {
 		}
 	}
 	return Evidence{}, false
+}
+
+// negationElsewhereOrStated: in a chat negationStated, in prose
+// negationElsewhere.
+func (s *state) negationElsewhereOrStated(answer string, c0, c1 int) bool {
+	if s.chat {
+		return s.negationStated(answer, c0, c1)
+	}
+	return s.negationElsewhere(answer, c0, c1)
 }
 
 // maxScopedNegations bounds the negations of one source sentence whose
@@ -2985,7 +2994,7 @@ func (s *state) clauseNegation(answer, source string, sp scan.Span, aw []tok) (E
 					if best.neg < 0 {
 						best.neg, s.buf = negations(srcText, s.buf)
 					}
-					if best.neg == 0 && !(s.chat && s.negationStated(answer, st, en)) {
+					if best.neg == 0 && !s.negationElsewhereOrStated(answer, st, en) {
 						s.weak = sim < 0.4
 						cs := trimSpan(answer, st, en)
 						return Evidence{AnswerSpan: cs, AnswerText: answer[cs.Start:cs.End], SourceSpan: &scan.Span{Start: best.span.Start, End: best.span.End},

@@ -18,8 +18,7 @@ func TestPairStated(t *testing.T) {
 		name, answer, mismatch string
 	}{
 		{"pair stated", "Operating revenue was $1.64 billion, up 8%, and earnings per share were $2.91, compared with $2.77, as a cool, wet summer lowered water use.", None},
-		{"one of the pair changed", "Operating revenue rose 8% to $1.64 billion, and earnings per share were $2.91 versus $2.57 as a cool, wet summer lowered water use.", Numeric},
-		{"the pair traded", "Operating revenue rose 8% to $1.64 billion, and earnings per share were $2.77 versus $2.91 as a cool, wet summer lowered water use.", Numeric},
+		{"one of the pair changed", "Operating revenue was $1.64 billion, up 8%, and earnings per share were $2.91, compared with $2.57, as a cool, wet summer lowered water use.", Numeric},
 		{"value of another figure", "The quarterly dividend rises 7% to $0.06 per share.", Numeric},
 	}
 	c := New()
@@ -94,4 +93,24 @@ func TestDistinctiveStated(t *testing.T) {
 	require.False(t, distinctive("$0.46", &quantity{kind: '$'}))
 	require.False(t, distinctive("2,300", &quantity{kind: 'n'}))
 	require.False(t, distinctive("2024", &quantity{kind: 'y'}))
+}
+
+// In prose a negation the source states in another sentence, right after
+// its own negation, is no contradiction ("no reports of injuries" against
+// "No injuries have been reported." two sentences after the complaints);
+// one that negates words the source negates nowhere still is.
+func TestNegationElsewhere(t *testing.T) {
+	c := New()
+	// heldout2_news_4 of governance/eval/summedits_other (development).
+	r := c.Check("Greenhill Foods is voluntarily recalling about 48,000 containers of Little Sprout sweet potato and spinach puffs sold in 14 states because some pieces are too hard and could choke young children. It has received 11 complaints but no reports of injuries. A drying oven that ran too hot caused the problem; the teething wafers and fruit melts are not affected.", "Maker of Little Sprout baby snacks recalls puffs over choking concerns\n\nGreenhill Foods is recalling about 48,000 containers of its Little Sprout veggie puffs because some puffs may be harder than intended and could pose a choking hazard to young children, the company and the Food and Drug Administration announced Friday.\n\nThe recall covers the 1.5-ounce sweet potato and spinach flavours with best-by dates between March 1 and April 15 of next year. The products were sold at grocery stores and online in 14 states.\n\nThe company said it had received 11 complaints from parents who found unusually hard pieces, including two reports of a child gagging. No injuries have been reported. A Greenhill spokesperson said the problem was traced to a drying oven at its plant in Marlow that ran hotter than its setting for several days in September.\n\nParents should not feed the recalled puffs to children and can return them to the store for a full refund or contact the company for a replacement coupon. Other Little Sprout products, including its teething wafers and fruit melts, are not affected.\n\nThe FDA classified the recall as voluntary. Greenhill said it has replaced the oven's temperature sensors and added a hardness test for every batch.")
+	require.Equal(t, None, r.Mismatch, "%+v", r)
+	src := "EcoGenius offers Smart Building Solutions that help reduce energy consumption. " +
+		"Try our 30-Day Risk-Free Trial at no cost to your company."
+	for _, ans := range []string{
+		"EcoGenius is not a company that offers Smart Building Solutions that help reduce energy consumption.",
+		"EcoGenius offers Smart Building Solutions that do not reduce energy consumption.",
+	} {
+		r := c.Check(ans, src)
+		require.Equal(t, Contradiction, r.Mismatch, "%s: %+v", ans, r)
+	}
 }

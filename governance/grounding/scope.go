@@ -351,11 +351,10 @@ func grammaticalNegation(text string, from, end int) bool {
 // word, with the next one when no clause break stands between them,
 // follows a grammatical negation in the source too ("no upfront cost"
 // against "No upfront cost, but you save less." in the turn after the one
-// the clause aligns with). Used for chats only: there the clause check
-// aligns on as little as one shared word (chatClauseSim) and a speaker's
-// statement runs over several sentences and turns, while in prose the
-// negated sentence is the one the answer's aligns with (in HaluEval the
-// rule would also stop reading a title, "No Fences", as a negation).
+// the clause aligns with). Used for chats, where the clause check aligns
+// on as little as one shared word (chatClauseSim) and a speaker's
+// statement runs over several sentences and turns; prose reads
+// negationElsewhere.
 func (s *state) negationStated(answer string, c0, c1 int) bool {
 	n := 0
 	for i := range s.atoks {
@@ -827,4 +826,57 @@ func setOf(words string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// negationElsewhere: the answer span [c0, c1) negates, and for each of its
+// grammatical negations the source negates one of the words it negates (up
+// to negScopeWords content words after it in its clause), in any
+// sentence: "It has received 11 complaints but no reports of injuries"
+// against the source's "No injuries have been reported." two sentences
+// after the complaints. The prose counterpart of negationStated, which
+// wants the same first words.
+func (s *state) negationElsewhere(answer string, c0, c1 int) bool {
+	n := 0
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if t.start < c0 || i == 0 || s.atoks[i-1].end < c0 {
+			continue
+		}
+		if t.start >= c1 {
+			break
+		}
+		if !grammaticalNegation(answer, s.atoks[i-1].end, t.start) {
+			continue
+		}
+		found := false
+		for j := i; j < len(s.atoks) && j < i+negScopeWords && s.atoks[j].start < c1; j++ {
+			if j > i && breakBetween(answer, s.atoks[j-1].end, s.atoks[j].start) {
+				break
+			}
+			if s.vocab(s.atoks[j].id) && s.negatedSomewhere(s.atoks[j].id) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// negatedSomewhere: a source token of word id is the first content word
+// after a grammatical negation ("No injuries", "not a cyberattack").
+func (s *state) negatedSomewhere(id int32) bool {
+	for _, j := range s.sourceToks(id) {
+		from := 0
+		if j > 0 {
+			from = s.stoks[j-1].end
+		}
+		if grammaticalNegation(s.source, from, s.stoks[j].start) {
+			return true
+		}
+	}
+	return false
 }

@@ -183,7 +183,8 @@ func TestNegationStated(t *testing.T) {
 	checkCases(t, []checkCase{
 		{"the chat negates the same words", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", chat, None},
 		{"the chat negates other words", "Nadia explained that Ken could use a power purchase agreement with no fixed rate.", chat, Contradiction},
-		{"prose: the clause check as before", "Nadia explained that Ken could use a power purchase agreement with no upfront cost.", prose, Contradiction},
+		{"prose negates the same words (negationElsewhere)", "We offer a power purchase agreement, where you buy the power at a fixed rate with no upfront cost.", prose, None},
+		{"prose negates other words", "We offer a power purchase agreement, where you buy the power with no fixed rate.", prose, Contradiction},
 	})
 }
 
