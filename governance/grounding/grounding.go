@@ -1667,7 +1667,7 @@ func (s *state) wordIDs(w []byte, answer bool) (id, full int32) {
 	for len(w) > 0 && w[len(w)-1] == '\'' {
 		w = w[:len(w)-1]
 	}
-	if n := len(w); n > 3 && w[n-2] == '\'' && w[n-1] == 's' {
+	if n := len(w); n >= 3 && w[n-2] == '\'' && w[n-1] == 's' {
 		w = w[:n-2] // a possessive: "Samantha's" is Samantha
 	}
 	if len(w) < 2 {
