@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,4 +129,32 @@ func TestSingleLetterPossessive(t *testing.T) {
 		require.Equal(t, None, r.Mismatch, "%s: %+v", ans, r)
 	}
 	require.Equal(t, Unsupported, c.Check("Grad B's detector catches about 70 percent of overlaps but has many false alarms, Frank says.", src).Mismatch)
+}
+
+// A count of one unit of time that measures the source's span in another
+// ("around ten years" for "a decade") is no changed period.
+func TestSameSpan(t *testing.T) {
+	tests := []struct {
+		answer, source string
+		want           bool
+	}{
+		{"paid off in around ten years", "paid off in about a decade", true},
+		{"over 12 months", "over one year", true},
+		{"within 100 years", "for the first time in a century", true},
+		{"in three years", "in about a decade", false},
+		{"for months", "for a decade", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer, func(t *testing.T) {
+			a := strings.LastIndexByte(tt.answer, ' ') + 1
+			s := strings.LastIndexByte(tt.source, ' ') + 1
+			var buf [16]byte
+			u := timeUnitOf(lowerASCII(tt.answer, a, len(tt.answer), buf[:]))
+			require.GreaterOrEqual(t, u, 0)
+			require.Equal(t, tt.want, sameSpan(tt.answer, a, u, tt.source, &tok{start: s, end: len(tt.source)}))
+		})
+	}
+	// heldout_podcast_3 of governance/eval/summedits_other (development).
+	r := New().Check("On Waterways, historian Samuel Ortiz explains that the Erie Canal, built from 1817 to 1825, stretched about 363 miles between Albany and Buffalo. Because the federal government would not pay, New York State funded it, and the canal lowered shipping costs by roughly 90 percent and made New York City the top port. Tolls paid off the debt in around ten years.", "ELLEN: This is Waterways, a history podcast. I'm Ellen Brooks. My guest today is historian Dr. Samuel Ortiz, author of a new book on the Erie Canal. Welcome, Samuel.\nSAMUEL: Thanks, Ellen. Glad to be here.\nELLEN: Let's start with the basics. When was the canal built and how long is it?\nSAMUEL: Construction began in 1817 and the canal opened in 1825. It ran about 363 miles, from Albany on the Hudson River to Buffalo on Lake Erie.\nELLEN: And people thought it was a crazy idea at the time.\nSAMUEL: Many did. Thomas Jefferson reportedly called it \"little short of madness.\" The federal government refused to pay for it, so New York State financed it on its own, which was a huge gamble.\nELLEN: Who actually dug it?\nSAMUEL: A mix of local farmers, contractors, and, later on, many Irish immigrants. Most of the work was done by hand, with shovels, horses and a few clever machines for pulling out tree stumps.\nELLEN: What did it change?\nSAMUEL: Shipping costs between Buffalo and New York City dropped by about 90 percent. Grain from the Midwest could reach the coast cheaply, and New York City became the country's leading port. Towns like Syracuse and Rochester grew up along the route.\nELLEN: Did the canal pay for itself?\nSAMUEL: It did, and quickly. The tolls repaid the construction debt in about a decade. Later, of course, the railroads took most of its traffic.")
+	require.Equal(t, None, r.Mismatch, "%+v", r)
 }

@@ -2,7 +2,10 @@ package grounding
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -67,6 +70,9 @@ func (s *state) timeUnitSwap(answer, source string) (Evidence, bool) {
 			continue
 		}
 		if st := s.otherUnitTok(u, source, i); st != nil {
+			if sameSpan(answer, t.start, u, source, st) {
+				continue // "about ten years" for "a decade"
+			}
 			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
 				SourceSpan: &scan.Span{Start: st.start, End: st.end}, SourceText: source[st.start:st.end],
 				Reason: fmt.Sprintf("the answer says %q where the source speaks of %q", answer[t.start:t.end], source[st.start:st.end])}, true
@@ -154,4 +160,59 @@ func (s *state) namesOtherUnit(j, u int, source string) bool {
 	var buf [16]byte
 	o := timeUnitOf(lowerASCII(source, s.stoks[j].start, s.stoks[j].end, buf[:]))
 	return o >= 0 && o != u
+}
+
+// unitDays is the length of each unit of timeUnits in days.
+var unitDays = [...]float64{1.0 / 86400, 1.0 / 1440, 1.0 / 24, 1, 7, 30.44, 91.31, 365.25, 3652.5, 36525}
+
+// sameSpan: the answer's count before its unit u (the word ending at
+// offset at) and the source's before its unit word st ("a", "an", "one"
+// or none count one) measure the same span, within 5%: "ten years" for
+// "a decade", "12 months" for "a year". An answer unit with no count of
+// its own is no span.
+func sameSpan(answer string, at, u int, source string, st *tok) bool {
+	n, ok := countBefore(answer, at)
+	if !ok {
+		return false
+	}
+	var buf [16]byte
+	o := timeUnitOf(lowerASCII(source, st.start, st.end, buf[:]))
+	if o < 0 {
+		return false
+	}
+	m, ok := countBefore(source, st.start)
+	if !ok {
+		m = 1
+	}
+	a, b := n*unitDays[u], m*unitDays[o]
+	return math.Abs(a-b) <= 0.05*math.Max(a, b)
+}
+
+// countBefore reads the count right before offset at (one space between):
+// digits ("12") or a number word ("ten", "a", "one"); ok false when there
+// is none.
+func countBefore(text string, at int) (float64, bool) {
+	j := at
+	for j > 0 && text[j-1] == ' ' {
+		j--
+	}
+	i := j
+	for i > 0 && (isWordByte(text[i-1]) || text[i-1] == ',' || text[i-1] == '.') {
+		i--
+	}
+	if i == j || j-i > 12 {
+		return 0, false
+	}
+	w := strings.ToLower(strings.TrimRight(text[i:j], ".,"))
+	switch w {
+	case "a", "an", "one":
+		return 1, true
+	}
+	if v, err := strconv.ParseFloat(strings.ReplaceAll(w, ",", ""), 64); err == nil {
+		return v, true
+	}
+	if nw, ok := lookupNumWord([]byte(w)); ok && nw.cls != 'x' {
+		return nw.v, true
+	}
+	return 0, false
 }
