@@ -105,7 +105,7 @@ func (c *Checker) Check(answer, source string) Result {
 	// Source words first: answer words looked up later find them.
 	st.source = source
 	st.lsrcOK, st.lansOK, st.compoundsOK, st.srcByWord.ok, st.unitToksOK, st.caseOK, st.ansByWord.ok = false, false, false, false, false, false, false
-	st.arunsOK = false
+	st.arunsOK, st.negFirstOK = false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -532,11 +532,16 @@ type state struct {
 	// sourceToks' index of the source tokens by word, and neighboursOf's
 	// memo: word id -> its range of nbrIDs.
 	srcByWord tokenIndex
-	nbr       map[int32][2]int32
-	polar     map[int32][2]int32 // polarTok's first plain and negated source tokens of a word, +1
-	restrNear map[string][]int32 // nearRestriction's words by restriction kind
-	acronyms  []acronymSeen      // knownAcronym's answers, at most maxAcronyms
-	nbrIDs    []int32
+	// negFirst marks the word ids of the source tokens that directly
+	// follow a grammatical negation (negatedSomewhere), built on first use
+	// in a Check.
+	negFirst   []bool
+	negFirstOK bool
+	nbr        map[int32][2]int32
+	polar      map[int32][2]int32 // polarTok's first plain and negated source tokens of a word, +1
+	restrNear  map[string][]int32 // nearRestriction's words by restriction kind
+	acronyms   []acronymSeen      // knownAcronym's answers, at most maxAcronyms
+	nbrIDs     []int32
 
 	// droppedNegation's memo: per word id, 0 not looked at, 1 the source
 	// has it outside a negation, 2+k only under one, tried in k clauses.

@@ -969,6 +969,15 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// each source sentence's negations read once per Check, at most
 		// maxScopedNegations of them looked at per answer sentence).
 		{"negation-scope", "apps run fast today. ", "apps run fast today but never qx qy. "},
+		// Each answer sentence negating what its aligned source sentence
+		// states, the source negating the same word elsewhere
+		// (negationElsewhere: the source's negated words marked once per
+		// Check, each answer span found by binary search).
+		{"negation-elsewhere", "qa qb do not qc. ", "qa qb qc. no qc qd. "},
+		// Pairs of numbers the source states side by side, every value
+		// repeated (pairStated: two neighbours per answer number, the
+		// source's 256 numbers as bit sets).
+		{"number-pair", "qa 1.5 to 2.5 qb. ", "qc 1.5 and 2.5 qd. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

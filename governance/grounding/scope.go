@@ -837,9 +837,9 @@ func setOf(words string) map[string]bool {
 // wants the same first words.
 func (s *state) negationElsewhere(answer string, c0, c1 int) bool {
 	n := 0
-	for i := range s.atoks {
+	for i := sort.Search(len(s.atoks), func(i int) bool { return s.atoks[i].start >= c0 }); i < len(s.atoks); i++ {
 		t := &s.atoks[i]
-		if t.start < c0 || i == 0 || s.atoks[i-1].end < c0 {
+		if i == 0 || s.atoks[i-1].end < c0 {
 			continue
 		}
 		if t.start >= c1 {
@@ -867,16 +867,20 @@ func (s *state) negationElsewhere(answer string, c0, c1 int) bool {
 }
 
 // negatedSomewhere: a source token of word id is the first content word
-// after a grammatical negation ("No injuries", "not a cyberattack").
+// after a grammatical negation ("No injuries", "not a cyberattack"). The
+// source's gaps are read once per Check, whatever the answer.
 func (s *state) negatedSomewhere(id int32) bool {
-	for _, j := range s.sourceToks(id) {
+	if !s.negFirstOK {
+		s.negFirstOK = true
+		s.negFirst = growBools(s.negFirst, s.words.len())
+		clear(s.negFirst)
 		from := 0
-		if j > 0 {
-			from = s.stoks[j-1].end
-		}
-		if grammaticalNegation(s.source, from, s.stoks[j].start) {
-			return true
+		for _, t := range s.stoks {
+			if grammaticalNegation(s.source, from, t.start) {
+				s.negFirst[t.id] = true
+			}
+			from = t.end
 		}
 	}
-	return false
+	return int(id) < len(s.negFirst) && s.negFirst[id]
 }
