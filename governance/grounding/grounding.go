@@ -148,7 +148,7 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
-		if has && st.pairStated(i) {
+		if has && (st.pairStated(i) || st.nextWordShared(answer, i)) {
 			continue // stated beside its neighbour, as the source has them
 		}
 		if has {
@@ -2137,6 +2137,30 @@ func distinctive(raw string, q *quantity) bool {
 		d = d[:len(d)-1]
 	}
 	return len(d) >= 3
+}
+
+// nextWordShared: the content word right after answer number i (no
+// clause break between) is the one right after a source number of its
+// value: "sold in 14 states" for "online in 14 states".
+func (s *state) nextWordShared(answer string, i int) bool {
+	q := &s.anums[i]
+	k := sort.Search(len(s.atoks), func(k int) bool { return s.atoks[k].start >= q.span.End })
+	if k == len(s.atoks) || breakBetween(answer, q.span.End, s.atoks[k].start) {
+		return false
+	}
+	id := s.atoks[k].id
+	compat := s.compatSet(q.kind)
+	in := s.anear[i].and(&compat)
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			n := &s.snums[w*64+bits.TrailingZeros64(x)]
+			j := sort.Search(len(s.stoks), func(j int) bool { return s.stoks[j].start >= n.span.End })
+			if j < len(s.stoks) && s.stoks[j].id == id && !breakBetween(s.source, n.span.End, s.stoks[j].start) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pairGap bounds the bytes between two numbers read as a pair ("from
