@@ -191,7 +191,7 @@ func otherDomains(c *grounding.Checker) (Table, error) {
 		{"dev.json", "development (stop 22's rules were chosen on it)", otherDev},
 		{"heldout.json", "held out for stop 22's first round, development since its second", otherHeldOut},
 		{"heldout2.json", "held out for stop 22's second round, development since stop 23", otherHeldOut2},
-		{"heldout3.json", "held out (written before stop 23, scored once before and once after it)", otherHeldOut3},
+		{"heldout3.json", "held out (written before stop 23, scored once before and once after each of stops 23 and 24)", otherHeldOut3},
 		{"heldout4.json", "held out, SummEdits' construction (written before stop 24, scored once before and once after it)", otherHeldOut4},
 	} {
 		var rows []struct {
