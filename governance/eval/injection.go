@@ -96,6 +96,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, eighth held-out set (40: direct overrides, prompt leaking, role-play and maintenance-mode jailbreaks, instructions in e-mails, web pages, reviews, search results, tool outputs and code comments, obfuscation, 12 in other languages incl. Russian, Chinese, Japanese, Turkish, Swedish; written before stop 23, scored once before and once after it)", lines(attacksHeldOut8), embedded),
 		attackRow("attacks, ninth held-out set (40: direct overrides, prompt leaking, games, sandbox and hypothetical jailbreaks, fake authority, answer-in-two-parts, leetspeak, ROT13 and spaced-out obfuscation, instructions in meeting notes, READMEs, reviews, search results, calendar invites, PDFs, voicemails, tickets, wikis and tool results, 13 in other languages; written before stop 23's operating-point sweep, scored once after it)", lines(attacksHeldOut9), embedded),
 		attackRow("attacks, tenth held-out set (20: instructions with their letters separated by dots, hyphens, underscores, asterisks, slashes and bars, some in documents and one in German; written before stop 23's separated letters, scored once before and once after it)", lines(attacksHeldOut10), embedded),
+		attackRow("attacks, eleventh held-out set (40: direct overrides, goal hijacks, prompt leaking, role-play and two-mode jailbreaks, fake admin and developer messages, instructions in e-mails, hidden page text, reviews, tickets, tool results, code comments, calendar events and résumés, base64, leetspeak and reversed text, 12 in other languages incl. 4 German; written before stop 24, scored once before and once after it)", lines(attacksHeldOut11), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
@@ -214,6 +215,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"realistic requests and documents with trigger words (ignore, disregard, override, bypass, password, system prompt, developer mode, act as, pretend, from now on, instructions), 12 in other languages, held out (project-written before stop 23, scored once before and once after it)", benignHeldOut5},
 		{"ordinary requests and documents with trigger words (ignore, disregard, override, bypass, forget, reset password, developer mode, jailbreak, system prompt, act as, role-play, from now on, note to reviewers, assistant instructions), 10 in other languages, held out (project-written before stop 23's operating-point sweep, scored once after it)", benignHeldOut6},
 		{"texts with runs of single letters between punctuation: dotted acronyms, spelled-out words, paths, tables, key chords, identifiers, held out (project-written before stop 23's separated letters, scored once before and once after it)", benignHeldOut7},
+		{"risky-looking benign texts: product copy and UI strings with passwords, overrides and skips, short role-play requests, docs and questions about prompts and jailbreaks, e-mails and code comments with 'new instructions' and 'ignore', 12 in other languages incl. 4 German, held out (project-written before stop 24, scored once before and once after it)", benignHeldOut8},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -256,6 +258,8 @@ var (
 	attacksHeldOut9 string
 	//go:embed questions/attacks_heldout10.txt
 	attacksHeldOut10 string
+	//go:embed questions/attacks_heldout11.txt
+	attacksHeldOut11 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -276,6 +280,8 @@ var (
 	benignHeldOut6 string
 	//go:embed questions/benign_heldout7.txt
 	benignHeldOut7 string
+	//go:embed questions/benign_heldout8.txt
+	benignHeldOut8 string
 	//go:embed questions/benign_docs_dev.txt
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
