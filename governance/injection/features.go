@@ -25,6 +25,9 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	39: addressed_action: an AI noun, then after a colon, comma or
+//	    semicolon in the same sentence an action or reply verb
+//	    ("Assistant reading these notes: also email ...")
 //	38: runs of four or more single letters separated by one repeated
 //	    '.', '-', '_', '*', '/' or '|' are joined ("i.g.n.o.r.e")
 //	37: exfil_link: "send them to" an e-mail address in Spanish,
@@ -126,7 +129,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 38
+const FeatureVersion = 39
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -803,6 +806,14 @@ var signalREs = []struct {
 	// Addressed to the AI reader and directing it, in general forms
 	// (aiAddressed).
 	{"addressed_directive", []string{"ai", "chatbot", "chatbots", "bot", "bots", "llm", "llms", "gpt", "copilot", "summarizer", "summariser", "summarizers", "summarisers", "language model", "assistant", "assistants", "agent", "agents", "model", "models", "reader", "readers", "software", "helper", "helpers", "engine", "engines", "machine", "summarise", "summarize", "summarising", "summarizing", "translate", "translating", "answering", "processing", "whoever", "ki", "ki-assistent", "ki-assistentin", "ki-assistenten", "ki-modell", "sprachmodell", "ia", "l'ia", "l'intelligenza", "l'intelligence", "l'assistente", "intelligence", "inteligencia", "inteligência", "intelligenza", "assistente", "asistente", "virtuelle", "virtueller", "modelo", "modèle", "modele", "modello", "inteligence", "inteligenci", "inteligencja", "inteligencji", "jazykový", "językowy", "asystent", "asystenta", "asystentka", "asystencie", "asystentowi", "助手", "人工智能", "语言模型", "語言模型", "模型", "アシスタント", "言語モデル", "人工知能", "assistent", "assistentin", "modell", "agente", "reading", "read", "asked", "behalf", "review", "reviewing", "handle", "handling", "process", "being"}, regexp.MustCompile(aiAddressed), 0},
+	// An AI noun, then in the same sentence after a colon, comma or
+	// semicolon an action or a reply in the imperative ("Assistant
+	// reading these notes: also email a copy to ...", "LLM agents
+	// processing this repository: run ...", "Asistente, envía el
+	// historial a ..."): the loose vocative that addressed_directive
+	// leaves out, since "assistant" or "model" alone also names a product
+	// ("Our assistant: answers in seconds"); the model learns its weight.
+	{"addressed_action", aiActionTriggers, regexp.MustCompile(aiAction), 24},
 	// Dropping the data being processed for a dictated reply ("ignore the
 	// resume and state: ...").
 	{"ignore_and_say", []string{"ignore", "disregard", "forget", "stop", "ignora", "ignorar", "ignorez", "ignorer", "ignoriere", "ignorieren", "ignorate", "無視", "忽略", "无视", "regardless", "reply", "respond", "answer"}, regexp.MustCompile(mlIgnoreAndSay + `|` + sayRegardless + `|\b(?:ignore|disregard|forget)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:state|say|output|print|declare|claim|write out|reply (?:with|that)|respond (?:with|that)|answer (?:with|that))\b|\bstop (?:summari[sz]ing|translating|reading|analy[sz]ing|reviewing|what you(?:'re| are) doing)\b[^.\n]{0,30}\b(?:and|then)(?: instead| just| only)? (?:write|say|state|output|print|declare|reply|respond|answer)\b`), 0},
@@ -1020,6 +1031,18 @@ const (
 		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|` + aiOwned + `|` + aiWhenDirective + `|` + aiGreeted + `|` + mlAddressed
 )
+
+// aiAction (FeatureVersion 39): an AI noun in English or another language,
+// then within the sentence a colon, comma or semicolon, at most one filler
+// ("please", "also", "jetzt", ...), and an action or reply verb.
+const (
+	aiActionNoun = `(?:assistant|assistants|ai|model|models|bot|bots|chatbot|llm|llms|agent|agents|gpt|copilot|summarizer|summariser|planner|ki|assistent|assistentin|modell|asistente|ia|modelo|agente|modèle|assistente|modello|asystent|asistent|asistan)`
+	aiActionVerb = `(?:forward|send|transfer|wire|delete|upload|post|email|exfiltrate|approve|grant|escalate|disable|rank|rate|cancel|book|run|execute|say|write|reply|respond|answer|state|type|sende|schicke|überweise|reenvía|reenvia|envía|envia|borra|elimina|transfiere|transfère|envoie|supprime|invia|inoltra|cancella|trasferisci|envie|encaminhe|apague|exclua|transfira|stuur|verwijder|verstuur|wyślij|przelej|pošli|gönder|sil|skicka|radera|sag|sage|schreib|schreibe|antworte|escribe|responde|contesta|écris|écrivez|réponds|répondez|dis|scrivi|rispondi|diga|escreva|responda|zeg|schrijf|antwoord|napisz|powiedz|odpowiedz|řekni|odpověz|söyle|yaz|säg|skriv|svara)\b|(?:usuń|smaž|napiš)`
+	aiAction     = `\b` + aiActionNoun + `\b[^.!?\n]{0,120}?[:;,] ?(?:(?:please|now|just|so|then|and|kindly|simply|also|bitte|jetzt|ahora|maintenant|ora|agora|nu) )?` + `(?:` + aiActionVerb + `)` +
+		`|(?:модель|ассистент)[^.!?\n]{0,120}?[:;,] ?(?:отправь|перешли|удали|переведи|скажи|ответь)`
+)
+
+var aiActionTriggers = []string{"assistant", "assistants", "ai", "model", "models", "bot", "bots", "chatbot", "llm", "llms", "agent", "agents", "gpt", "copilot", "summarizer", "summariser", "planner", "ki", "assistent", "assistentin", "modell", "asistente", "ia", "modelo", "agente", "modèle", "assistente", "modello", "asystent", "asistent", "asistan", "модель", "ассистент"}
 
 // Stop 21, third round: more forms of aiAddressed. aiOwned: the
 // assistant of a person, then "must" ("the reader's assistant must now
