@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -72,6 +73,10 @@ type Config struct {
 	// ProduceTimeout, so a dead broker is retried (or given up) within the
 	// produce deadline instead of one dial eating the whole budget.
 	DialTimeout time.Duration
+	// Dial, when set, opens every connection of our clients instead of a
+	// plain TCP dial (DialTimeout still bounds it). The embedded broker's
+	// Dial connects its own process's clients to it in memory.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Linger is how long the producer waits for more records before sending
 	// a partition's batch. Default 0: a request handler is waiting on every
 	// record, and under load kgo batches anyway while the previous request
@@ -172,6 +177,15 @@ func ClientOpts(cfg Config) []kgo.Opt {
 		// process) clients should re-learn metadata within a second rather
 		// than kgo's 5s minimum, which would exceed ProduceTimeout.
 		kgo.MetadataMinAge(time.Second),
+	}
+	if dial := cfg.Dial; dial != nil {
+		// kgo.Dialer replaces the dialer that DialTimeout configures.
+		timeout := cfg.DialTimeout
+		opts = append(opts, kgo.Dialer(func(ctx context.Context, network, address string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return dial(ctx, network, address)
+		}))
 	}
 	return opts
 }

@@ -36,7 +36,7 @@ func cmdRebuild(ctx context.Context, args []string, stdout io.Writer, logger *sl
 	}
 	cfg.finish()
 
-	brokers := cfg.KafkaBrokers
+	kcfg := topics.Config{Brokers: cfg.KafkaBrokers}
 	if cfg.embedded() {
 		// The embedded log lives in the data dir: the serving process must be
 		// stopped, kfake holds its directory exclusively.
@@ -45,7 +45,7 @@ func cmdRebuild(ctx context.Context, args []string, stdout io.Writer, logger *sl
 			return fmt.Errorf("start embedded broker (is `gateway serve` still running on %s?): %w", cfg.DataDir, err)
 		}
 		defer b.Close()
-		brokers = b.Addrs()
+		kcfg = topics.Config{Brokers: b.Addrs(), Dial: b.Dial}
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
@@ -64,7 +64,7 @@ func cmdRebuild(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		}
 		deps.Lake = lw
 	}
-	st, err := rebuild.Rebuild(ctx, rebuild.Config{Kafka: topics.Config{Brokers: brokers}, FlushRows: cfg.FlushRows}, deps)
+	st, err := rebuild.Rebuild(ctx, rebuild.Config{Kafka: kcfg, FlushRows: cfg.FlushRows}, deps)
 	if err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}

@@ -84,6 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	brokers := cfg.KafkaBrokers
+	var dial func(context.Context, string, string) (net.Conn, error)
 	if cfg.embedded() {
 		b, err := embedded.Start(embedded.Config{
 			Dir:           filepath.Join(cfg.DataDir, "kafka"),
@@ -97,9 +98,12 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		}
 		defer b.Close()
 		brokers = b.Addrs()
+		// This process's clients reach the broker in memory; other
+		// processes (--role=processor, tools) still connect over TCP.
+		dial = b.Dial
 		logger.Info("embedded broker started", "addrs", brokers, "dir", filepath.Join(cfg.DataDir, "kafka"))
 	}
-	kcfg := topics.Config{Brokers: brokers, Partitions: cfg.Partitions, Registerer: reg}
+	kcfg := topics.Config{Brokers: brokers, Dial: dial, Partitions: cfg.Partitions, Registerer: reg}
 	if err := ensureTopics(ctx, kcfg, logger); err != nil {
 		return err
 	}

@@ -126,23 +126,32 @@ func benchEnvelope(id string) schemas.Envelope {
 
 // BenchmarkProduceLatency is the wait of one request handler for its single
 // record's acknowledgement (the Full Control and verify path) at a fixed
-// offered rate, open loop, by fsync policy of the embedded broker.
+// offered rate, open loop, by fsync policy of the embedded broker and by
+// transport: conn=tcp over loopback, conn=inproc through Broker.Dial (what
+// serve uses).
 //
 // Run: go test ./topics/embedded -run '^$' -bench ProduceLatency -benchtime 3s
 func BenchmarkProduceLatency(b *testing.B) {
 	const rate = 1000 // records/s
 	for _, tc := range []struct {
-		name  string
-		fsync time.Duration
+		name   string
+		fsync  time.Duration
+		inproc bool
 	}{
-		{"fsync=batch", embedded.FsyncEveryBatch},
-		{"fsync=100ms", 100 * time.Millisecond},
-		{"fsync=none", time.Hour}, // the floor: no fsync while measuring
+		{"fsync=batch/conn=tcp", embedded.FsyncEveryBatch, false},
+		{"fsync=batch/conn=inproc", embedded.FsyncEveryBatch, true},
+		{"fsync=100ms/conn=tcp", 100 * time.Millisecond, false},
+		{"fsync=100ms/conn=inproc", 100 * time.Millisecond, true},
+		{"fsync=none/conn=tcp", time.Hour, false}, // the floor: no fsync while measuring
+		{"fsync=none/conn=inproc", time.Hour, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			br := startFsync(b, b.TempDir(), "127.0.0.1:0", tc.fsync)
 			defer br.Close()
 			cfg := topicsConfig(br)
+			if !tc.inproc {
+				cfg.Dial = nil
+			}
 			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
 			p := newProducer(b, cfg)
 			defer p.Close()

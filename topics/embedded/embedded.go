@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,6 +98,8 @@ func (c Config) Validate() error {
 type Broker struct {
 	cluster *kfake.Cluster
 	addrs   []string
+	local   []string // addresses Dial serves in process: addrs and Config.Addr
+	ln      *listener
 	once    sync.Once
 	flusher *flusher // nil with FsyncEveryBatch
 }
@@ -115,6 +118,7 @@ func Start(cfg Config) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var ln *listener
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.ClusterID("gateway-embedded"),
@@ -124,7 +128,12 @@ func Start(cfg Config) (*Broker, error) {
 		// interface), and let the OS pick when the port is 0.
 		kfake.Ports(0),
 		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
-			return net.Listen(network, cfg.Addr)
+			tcp, err := net.Listen(network, cfg.Addr)
+			if err != nil {
+				return nil, err
+			}
+			ln = newListener(tcp)
+			return ln, nil
 		}),
 		// Only applied to a new data dir; a reloaded one keeps its topics.
 		kfake.SeedTopics(cfg.Partitions, topics.Traces),
@@ -141,7 +150,8 @@ func Start(cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded broker in %s on %s: %w", cfg.Dir, cfg.Addr, err)
 	}
-	b := &Broker{cluster: c, addrs: c.ListenAddrs()}
+	b := &Broker{cluster: c, addrs: c.ListenAddrs(), ln: ln}
+	b.local = append(b.Addrs(), cfg.Addr)
 	if cfg.FsyncInterval > 0 {
 		logger := cfg.Logger
 		if logger == nil {
@@ -155,11 +165,29 @@ func Start(cfg Config) (*Broker, error) {
 // Addrs are the broker's host:port addresses, for topics.Config.Brokers.
 func (b *Broker) Addrs() []string { return append([]string(nil), b.addrs...) }
 
-// Close stops the broker: it closes the listener and client connections and
-// writes its state to disk. Acknowledged data was already durable. Idempotent.
+// Dial connects to address: in process, without a socket, when it is this
+// running broker's, and over TCP otherwise (another broker, or whatever
+// listens on the address once this one is closed). It is the dialer of the
+// gateway's own clients of this broker (topics.Config.Dial): a record then
+// reaches the broker and its ack comes back without a syscall.
+func (b *Broker) Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	if slices.Contains(b.local, address) {
+		c, err := b.ln.dialInproc(ctx)
+		if !errors.Is(err, net.ErrClosed) {
+			return c, err
+		}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, address)
+}
+
+// Close stops the broker: it closes the listener and client connections,
+// in-process ones included, and writes its state to disk. Acknowledged data
+// was already durable. Idempotent.
 func (b *Broker) Close() error {
 	b.once.Do(func() {
 		b.cluster.Close() // syncs and closes its files
+		b.ln.closeInproc()
 		if b.flusher != nil {
 			b.flusher.stop()
 		}

@@ -34,9 +34,12 @@ func startFsync(t testing.TB, dir, addr string, fsync time.Duration) *embedded.B
 	return b
 }
 
+// topicsConfig connects in process, as serve does; markEnd and readAll
+// connect over TCP, so every test crosses both.
 func topicsConfig(b *embedded.Broker) topics.Config {
 	return topics.Config{
 		Brokers:        b.Addrs(),
+		Dial:           b.Dial,
 		Partitions:     testPartitions,
 		ProduceTimeout: 3 * time.Second,
 		TxnPool:        2,
