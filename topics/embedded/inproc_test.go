@@ -39,6 +39,11 @@ func TestPipe(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, 7, n)
 		}},
+		{"an empty read does not wait", func(t *testing.T, c, _ *pipeConn) {
+			n, err := c.Read(nil)
+			require.NoError(t, err)
+			require.Zero(t, n)
+		}},
 		{"peer reads what was written before Close, then EOF", func(t *testing.T, c, s *pipeConn) {
 			_, err := c.Write([]byte("last words"))
 			require.NoError(t, err)
