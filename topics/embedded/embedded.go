@@ -187,6 +187,8 @@ func (b *Broker) Dial(ctx context.Context, network, address string) (net.Conn, e
 func (b *Broker) Close() error {
 	b.once.Do(func() {
 		b.cluster.Close() // syncs and closes its files
+		// kfake closes its connections too, but asynchronously, after
+		// Close has returned; in-process ones end here.
 		b.ln.closeInproc()
 		if b.flusher != nil {
 			b.flusher.stop()
