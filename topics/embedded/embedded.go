@@ -1,6 +1,7 @@
 // Package embedded runs the log in-process for the one-binary mode: franz-go's
-// kfake broker, persisted to a directory and reached over TCP by the very
-// same clients that talk to a real Kafka cluster (DESIGN.md section 3).
+// kfake broker, persisted to a directory and reached by the very same clients
+// that talk to a real Kafka cluster (DESIGN.md section 3): over TCP from other
+// processes, in memory from its own (Broker.Dial).
 package embedded
 
 import (
