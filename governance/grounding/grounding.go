@@ -264,6 +264,9 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return r
 	}
+	if e, ok := st.directionFlip(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: DirectionConfidence, Evidence: []Evidence{e}}
+	}
 	chat := dialogue(source)
 	st.chat, st.weak = chat, false
 	if e, ok := st.contradiction(answer, source); ok {

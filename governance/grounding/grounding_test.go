@@ -978,6 +978,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// repeated (pairStated: two neighbours per answer number, the
 		// source's 256 numbers as bit sets).
 		{"number-pair", "qa 1.5 to 2.5 qb. ", "qc 1.5 and 2.5 qd. "},
+		// Every answer number has a direction word and 256 source numbers
+		// of its value, each read back a few words (directionFlip).
+		{"direction", "qa up 5% qb. ", "qa up 5% qc. qd down 6% qe. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
