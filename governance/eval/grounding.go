@@ -195,7 +195,7 @@ func otherDomains(c *grounding.Checker) (Table, error) {
 		{"heldout.json", "held out for stop 22's first round, development since its second", otherHeldOut},
 		{"heldout2.json", "held out for stop 22's second round, development since stop 23", otherHeldOut2},
 		{"heldout3.json", "held out (written before stop 23, scored once before and once after each of stops 23 and 24)", otherHeldOut3},
-		{"heldout4.json", "held out, SummEdits' construction (written before stop 24, scored once before and once after it)", otherHeldOut4},
+		{"heldout4.json", "SummEdits' construction, held out for stop 24, development since its second round", otherHeldOut4},
 		{"heldout5.json", "held out, SummEdits' construction (written before stop 24's second round, scored once before and once after it)", otherHeldOut5},
 	} {
 		var rows []struct {
@@ -226,7 +226,7 @@ func otherDomains(c *grounding.Checker) (Table, error) {
 		tab.Rows = append(tab.Rows, all)
 	}
 	tab.Notes = []string{
-		"Written by the project in SummEdits' format and style (governance/eval/summedits_other/): news, podcast and meeting (qmsum) transcripts, US bill texts (billsum), Shakespeare scenes, earnings-call (ectsum) and sales-call transcripts; 4 documents per domain and set, 5-6 rows each, 33-40% consistent. heldout.json was committed before any of stop 22's first-round rule changes, heldout2.json before any of its second round's, heldout3.json before any of stop 23's, heldout4.json (36-word summaries over 150-word sources, faithful variants that swap words of the seed summary, one-detail edits, as SummEdits builds its rows) before any of stop 24's and heldout5.json, built the same way, before any of stop 24's second round's; the rows a held-out set gets wrong were never looked at (heldout.json and heldout2.json are development data since the round after theirs).",
+		"Written by the project in SummEdits' format and style (governance/eval/summedits_other/): news, podcast and meeting (qmsum) transcripts, US bill texts (billsum), Shakespeare scenes, earnings-call (ectsum) and sales-call transcripts; 4 documents per domain and set, 5-6 rows each, 33-40% consistent. heldout.json was committed before any of stop 22's first-round rule changes, heldout2.json before any of its second round's, heldout3.json before any of stop 23's, heldout4.json (36-word summaries over 150-word sources, faithful variants that swap words of the seed summary, one-detail edits, as SummEdits builds its rows) before any of stop 24's and heldout5.json, built the same way, before any of stop 24's second round's; the rows a held-out set gets wrong were never looked at (heldout.json, heldout2.json and heldout4.json are development data since the round after theirs).",
 	}
 	return tab, nil
 }
