@@ -981,6 +981,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// Every answer number has a direction word and 256 source numbers
 		// of its value, each read back a few words (directionFlip).
 		{"direction", "qa up 5% qb. ", "qa up 5% qc. qd down 6% qe. "},
+		// Every answer number is a source comparison's earlier figure, and
+		// every answer clause dates it (priorAsCurrent reads a bounded
+		// window around each).
+		{"prior", "qa 5 qb 7 last year qc ", "qa 7, compared with 5 qd. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -1,0 +1,164 @@
+package grounding
+
+import (
+	"math/bits"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// PriorConfidence is the confidence of a numeric mismatch resting on an
+// answer number that the source gives only as the figure compared against
+// (priorAsCurrent).
+const PriorConfidence = 0.7
+
+// priorGap bounds the bytes between a source comparison's current figure
+// and its comparator: "$0.91 per diluted share, compared with $0.84".
+const priorGap = 60
+
+// priorAsCurrent looks for an answer number that the source states only as
+// the figure another is compared with ("Net income was $38 million, or
+// $0.91 per diluted share, compared with $0.84 last year"), while the
+// answer gives it as no comparison: "earnings of $0.84 per diluted share".
+// A summary that keeps the comparison ("up from $0.84", "against $0.84 a
+// year ago") says so near the number.
+func (s *state) priorAsCurrent(answer, source string) (Evidence, bool) {
+	for i := range s.anums {
+		q := &s.anums[i]
+		if q.word {
+			continue
+		}
+		compat := s.compatSet(q.kind)
+		in := s.anear[i].and(&compat)
+		prior, cur := -1, -1
+		for w, x := range in {
+			for x != 0 {
+				j := w*64 + bits.TrailingZeros64(x)
+				x &= x - 1
+				if c := s.comparedWith(source, j); c >= 0 {
+					if prior < 0 {
+						prior, cur = j, c
+					}
+					continue
+				}
+				prior = -2 // stated as a figure of its own
+			}
+			if prior == -2 {
+				break
+			}
+		}
+		if prior < 0 || comparedNear(answer, q.span.Start, q.span.End) {
+			continue
+		}
+		n, c := &s.snums[prior], &s.snums[cur]
+		sp := scan.Span{Start: c.span.Start, End: c.span.End}
+		return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+			SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
+			Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End] +
+				" (" + source[n.span.Start:n.span.End] + " is the figure it is compared with)"}, true
+	}
+	return Evidence{}, false
+}
+
+// comparedWith returns the index of the source number that source number
+// j is compared with: j follows a comparator ("compared with", "from",
+// "than", "versus") that follows, within priorGap bytes in its sentence,
+// another number of a compatible kind; -1 when there is none.
+func (s *state) comparedWith(source string, j int) int {
+	at := comparatorBefore(source, s.snums[j].span.Start)
+	if at < 0 {
+		return -1
+	}
+	for k := j - 1; k >= 0; k-- {
+		n := &s.snums[k]
+		if n.span.End < at-priorGap {
+			break
+		}
+		if n.span.End <= at && compatible(n.kind, s.snums[j].kind) && n.value != s.snums[j].value &&
+			!strings.ContainsAny(source[n.span.End:at], ".!?;\n") {
+			return k
+		}
+	}
+	return -1
+}
+
+// comparatorBefore returns the offset of the comparator that the number at
+// start follows ("compared with the $19 million", "from $0.66", "than
+// $4"), past articles and approximation words; -1 when there is none. A
+// bound ("more than 45") is no comparison.
+func comparatorBefore(text string, start int) int {
+	i := start
+	for range 4 {
+		for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '~') {
+			i--
+		}
+		j := i
+		for j > 0 && asciiLetter(text[j-1]) {
+			j--
+		}
+		if j == i {
+			return -1
+		}
+		switch w := strings.ToLower(text[j:i]); w {
+		case "the", "a", "an", "about", "around", "nearly", "roughly", "approximately":
+			i = j
+			continue
+		case "from", "versus", "vs":
+			return j
+		case "with", "to":
+			if prev := wordBefore(text, j); prev == "compared" || prev == "comparison" {
+				return j
+			}
+			return -1
+		case "than":
+			switch wordBefore(text, j) {
+			case "more", "less", "fewer", "greater", "rather", "other":
+				return -1 // a bound, not a comparison
+			}
+			return j
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// wordBefore returns the lower-case word that ends right before offset j
+// (spaces between).
+func wordBefore(text string, j int) string {
+	for j > 0 && text[j-1] == ' ' {
+		j--
+	}
+	i := j
+	for i > 0 && asciiLetter(text[i-1]) {
+		i--
+	}
+	return strings.ToLower(text[i:j])
+}
+
+// clauseReach bounds the bytes comparedNear reads either side of a number,
+// so an answer of numbers without a sentence end stays linear.
+const clauseReach = 160
+
+// comparedNear: the answer's clause around the number [start, end) compares
+// or dates it: a comparator before it or a word that marks an earlier
+// figure ("last year", "a year ago", "previous", "prior", "earlier").
+func comparedNear(answer string, start, end int) bool {
+	if comparatorBefore(answer, start) >= 0 {
+		return true
+	}
+	a, b := start, end
+	for a > 0 && start-a < clauseReach && !strings.ContainsRune(".;!?\n", rune(answer[a-1])) {
+		a--
+	}
+	for b < len(answer) && b-end < clauseReach && !strings.ContainsRune(".;!?\n", rune(answer[b])) {
+		b++
+	}
+	clause := strings.ToLower(answer[a:b])
+	for _, m := range [...]string{"last year", "year ago", "year earlier", "previous", "prior", "earlier", "compared", "versus", " from ", " than "} {
+		if strings.Contains(clause, m) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,40 @@
+package grounding
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPriorAsCurrent: a number the source gives only as the figure another
+// is compared with, given by the answer as the current one, is a numeric
+// mismatch naming the current figure; a summary that keeps the comparison,
+// or a source that also states the value on its own, is not.
+func TestPriorAsCurrent(t *testing.T) {
+	call := "Net income was $38 million, or $0.91 per diluted share, compared with $0.84 last year. We had a net loss of $12 million, narrower than the $19 million loss a year ago."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"the prior figure as the current one", "Net income was $38 million, or $0.84 per diluted share.", call, Numeric, "$0.91"},
+		{"after than", "The company had a net loss of $19 million.", call, Numeric, "$12 million"},
+		{"faithful: the current figure", "Net income was $38 million, or $0.91 per diluted share.", call, None, ""},
+		{"faithful: the comparison kept", "Earnings rose to $0.91 per diluted share from $0.84.", call, None, ""},
+		{"faithful: dated as last year's", "Earnings per share were $0.84 last year.", call, None, ""},
+		{"a bound is no comparison", "Rides last 45 minutes.", "Students ride a bus 30 minutes, or more than 45 minutes in rural districts.", None, ""},
+		{"a range's start is no comparison", "Teams have 5 members.", "Teams grow from 5 to 10 members.", None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == None {
+				require.NotEqual(t, Numeric, r.Mismatch, "%+v", r) // short answers may be unsupported for other words
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Equal(t, PriorConfidence, r.Confidence, "%+v", r)
+			require.Len(t, r.Evidence, 1)
+			require.Equal(t, tt.says, r.Evidence[0].SourceText)
+		})
+	}
+}
