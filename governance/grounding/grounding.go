@@ -301,6 +301,12 @@ func (c *Checker) Check(answer, source string) Result {
 			return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 		}
 	}
+	if e, ok := st.comparativeFlip(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
+	}
+	if e, ok := st.adjacentAntonym(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
+	}
 	// Opposites the word sets above cannot see: by an affix within a word
 	// ("post-stimulus" / "pre-stimulus"), and by an order word between two
 	// source words ("after launching" / "before launching").

@@ -985,6 +985,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// every answer clause dates it (priorAsCurrent reads a bounded
 		// window around each).
 		{"prior", "qa 5 qb 7 last year qc ", "qa 7, compared with 5 qd. "},
+		// Every answer word has an antonym beside its neighbour in the
+		// source, and the source has it there too (adjacentAntonym and
+		// comparativeFlip read at most maxSwapPostings occurrences).
+		{"adjacent", "a darker colour and more qa. ", "a lighter colour, a darker colour, less qa and more qa. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -1,0 +1,190 @@
+package grounding
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/governance-gateway/gateway/governance/scan"
+)
+
+// comparatives are the comparative stop words whose opposites change a
+// statement ("felt less tired" against "felt more tired"); the tokenizer
+// drops them, so the word checks never see them.
+var comparatives = map[string]int8{"more": 1, "less": -1, "fewer": -1}
+
+// comparativeFlip looks for an answer content word right after a
+// comparative ("more", "less", "fewer") that the source has only right
+// after the opposite one: "reported feeling less tired" against "feeling
+// more tired". A source that also has the answer's comparative before the
+// word, or neither, is no finding.
+func (s *state) comparativeFlip(answer, source string) (Evidence, bool) {
+	budget := maxSwapPostings
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		ca, cs, ok := comparativeBefore(answer, t.start)
+		if !ok || !s.vocab(t.id) {
+			continue
+		}
+		opp := -1
+		for _, k := range s.sourceToks(t.id) {
+			if budget--; budget < 0 {
+				return Evidence{}, false
+			}
+			st := &s.stoks[k]
+			c, _, ok := comparativeBefore(source, st.start)
+			if !ok {
+				continue
+			}
+			if c == ca {
+				opp = -2
+				break
+			}
+			if opp == -1 {
+				opp = int(k)
+			}
+		}
+		if opp < 0 || !s.samePolarity(answer, i, s.stoks[opp].start) {
+			continue
+		}
+		st := &s.stoks[opp]
+		_, ss, _ := comparativeBefore(source, st.start)
+		sp := scan.Span{Start: ss, End: st.end}
+		return Evidence{AnswerSpan: scan.Span{Start: cs, End: t.end}, AnswerText: answer[cs:t.end],
+			SourceSpan: &sp, SourceText: source[ss:st.end],
+			Reason: "the answer says " + answer[cs:t.end] + " where the source says " + source[ss:st.end]}, true
+	}
+	return Evidence{}, false
+}
+
+// comparativeBefore reads the comparative right before offset start (one
+// space between): its direction and offset.
+func comparativeBefore(text string, start int) (int8, int, bool) {
+	if start < 2 || text[start-1] != ' ' {
+		return 0, 0, false
+	}
+	j := start - 1
+	i := j
+	for i > 0 && asciiLetter(text[i-1]) {
+		i--
+	}
+	if j-i < 4 || j-i > 5 {
+		return 0, 0, false
+	}
+	c, ok := comparatives[strings.ToLower(text[i:j])]
+	return c, i, ok
+}
+
+// adjacentAntonym looks for an answer word right next to a content word
+// (no punctuation between) where the source has, on the same side of that
+// word, a WordNet antonym of it, and never the answer's word: "a darker
+// colour" against "a lighter colour", though the source says "dark yarn"
+// elsewhere. lexAntonym reads only words the source lacks; a word the
+// source uses elsewhere, or an inflection ("darker") of one, is read here.
+func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
+	l := lex()
+	if l == nil {
+		return Evidence{}, false
+	}
+	x := &s.lex
+	s.markAnswer()
+	budget := maxSwapPostings
+	for i := range s.atoks {
+		t := &s.atoks[i]
+		if t.name || t.upper && !sentenceStart(answer, t.start) {
+			continue
+		}
+		w := lowerASCII(answer, t.start, t.end, x.word[:])
+		if w == nil {
+			continue
+		}
+		x.bases2 = l.baseForms(w, x.bases2[:0])
+		hasAnt := false
+		for _, b := range x.bases2 {
+			hasAnt = hasAnt || len(l.antonymsOf(b)) > 0
+		}
+		if !hasAnt {
+			continue
+		}
+		var found *tok
+		stated := false
+		for _, side := range [2]int{-1, 1} {
+			j := i + side
+			if j < 0 || j >= len(s.atoks) || !s.vocab(s.atoks[j].id) || !plainGap(answer, t, &s.atoks[j]) {
+				continue
+			}
+			for _, k := range s.sourceToks(s.atoks[j].id) {
+				if budget--; budget < 0 {
+					return Evidence{}, false
+				}
+				m := int(k) - side // the source token on t's side of the neighbour
+				if m < 0 || m >= len(s.stoks) || !plainGap(source, &s.stoks[m], &s.stoks[k]) {
+					continue
+				}
+				st := &s.stoks[m]
+				if st.id == t.id {
+					stated = true
+					break
+				}
+				if found == nil && !negatedClause(source, st.start) && !negatedClause(answer, t.start) && s.adjacentPair(l, source, w, st) {
+					found = st
+				}
+			}
+			if stated {
+				break
+			}
+		}
+		if stated || found == nil {
+			continue
+		}
+		return swapEvidence(answer, source, t, found, fmt.Sprintf("%q is the opposite of %q", answer[t.start:t.end], source[found.start:found.end])), true
+	}
+	return Evidence{}, false
+}
+
+// adjacentPair: the answer word w and the source token st, which the
+// answer does not use, are WordNet antonyms as nouns or adjectives, each a
+// form of its lemma in that part of speech. Verbs and adverbs are left
+// out: beside another word they make a phrase whose opposite is no
+// opposite ("go back" / "come back", "go back" / "go ahead").
+func (s *state) adjacentPair(l *lexicon, source string, w []byte, st *tok) bool {
+	x := &s.lex
+	if x.inAnswer(st.id) {
+		return false
+	}
+	sw := lowerASCII(source, st.start, st.end, x.sword[:])
+	if sw == nil || idiomUse(source, st.end, string(sw)) {
+		return false
+	}
+	x.bases2 = l.baseForms(w, x.bases2[:0])
+	x.bases = l.baseForms(sw, x.bases[:0])
+	for _, a := range x.bases2 {
+		for _, v := range l.antonymsOf(a) {
+			if p := int(v & 3); (p == 0 || p == 2) && containsID(x.bases, v>>2) && l.formOf(w, a, p) && l.formOf(sw, v>>2, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// negatedClause: a grammatical negation ("not", "n't", "no", "never")
+// stands in the clause before offset off (at most 80 bytes back): "don't
+// buy expensive binoculars" states no "expensive binoculars".
+func negatedClause(text string, off int) bool {
+	i := off
+	for i > 0 && off-i < 80 && !strings.ContainsRune(",.;:!?\n", rune(text[i-1])) {
+		i--
+	}
+	c := " " + strings.ToLower(text[i:off])
+	return strings.Contains(c, " not ") || strings.Contains(c, "n't ") || strings.Contains(c, " no ") || strings.Contains(c, " never ")
+}
+
+// plainGap: nothing but spaces, hyphens and articles stands between tokens
+// a and b (in either order) of text.
+func plainGap(text string, a, b *tok) bool {
+	if a.start > b.start {
+		a, b = b, a
+	}
+	g := text[a.end:b.start]
+	return !strings.ContainsAny(g, ",.;:!?()\"\n") && len(g) <= 6
+}
