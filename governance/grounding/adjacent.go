@@ -7,16 +7,27 @@ import (
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
-// comparatives are the comparative stop words whose opposites change a
-// statement ("felt less tired" against "felt more tired"); the tokenizer
-// drops them, so the word checks never see them.
-var comparatives = map[string]int8{"more": 1, "less": -1, "fewer": -1}
+// beforeWords are the closed classes of words that qualify the word after
+// them and that a one-detail edit swaps: the comparative stop words ("felt
+// less tired" against "felt more tired"; the tokenizer drops them, so the
+// word checks never see them) and the ordinals ("third-quarter sales"
+// against "second quarter"). Words of one class with different values
+// differ; "less" and "fewer" are one value.
+var beforeWords = map[string]int8{
+	"more": 1, "less": -1, "fewer": -1,
+	"first": 11, "second": 12, "third": 13, "fourth": 14, "fifth": 15,
+	"sixth": 16, "seventh": 17, "eighth": 18, "ninth": 19, "tenth": 20,
+}
+
+// sameClass: two beforeWords values are of one class.
+func sameClass(a, b int8) bool { return (a > 10) == (b > 10) }
 
 // comparativeFlip looks for an answer content word right after a
-// comparative ("more", "less", "fewer") that the source has only right
-// after the opposite one: "reported feeling less tired" against "feeling
-// more tired". A source that also has the answer's comparative before the
-// word, or neither, is no finding.
+// comparative or an ordinal that the source has only right after another
+// of its class: "reported feeling less tired" against "feeling more
+// tired", "third-quarter net sales" against "second quarter". A source
+// that also has the answer's word before it, or none of the class, is no
+// finding.
 func (s *state) comparativeFlip(answer, source string) (Evidence, bool) {
 	budget := maxSwapPostings
 	for i := range s.atoks {
@@ -32,7 +43,7 @@ func (s *state) comparativeFlip(answer, source string) (Evidence, bool) {
 			}
 			st := &s.stoks[k]
 			c, _, ok := comparativeBefore(source, st.start)
-			if !ok {
+			if !ok || !sameClass(c, ca) {
 				continue
 			}
 			if c == ca {
@@ -56,21 +67,26 @@ func (s *state) comparativeFlip(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// comparativeBefore reads the comparative right before offset start (one
-// space between): its direction and offset.
+// comparativeBefore reads the beforeWords word right before offset start
+// (one space or hyphen between): its value and offset.
 func comparativeBefore(text string, start int) (int8, int, bool) {
-	if start < 2 || text[start-1] != ' ' {
+	if start < 2 || text[start-1] != ' ' && text[start-1] != '-' {
 		return 0, 0, false
 	}
 	j := start - 1
 	i := j
-	for i > 0 && asciiLetter(text[i-1]) {
+	for i > 0 && j-i <= 7 && asciiLetter(text[i-1]) {
 		i--
 	}
-	if j-i < 4 || j-i > 5 {
+	if j-i < 4 || j-i > 7 || i > 0 && asciiLetter(text[i-1]) {
 		return 0, 0, false
 	}
-	c, ok := comparatives[strings.ToLower(text[i:j])]
+	var buf [8]byte
+	w := buf[:0]
+	for _, c := range []byte(text[i:j]) {
+		w = append(w, c|0x20)
+	}
+	c, ok := beforeWords[string(w)]
 	return c, i, ok
 }
 

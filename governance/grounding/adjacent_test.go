@@ -7,8 +7,8 @@ import (
 )
 
 // TestComparativeFlip: a word after the opposite comparative to the
-// source's is a contradiction; the same comparative, or a source that has
-// both, is not.
+// source's, or after another ordinal, is a contradiction; the same word,
+// or a source that has both, is not.
 func TestComparativeFlip(t *testing.T) {
 	src := "People who slept two hours later on weekends reported feeling more tired on Mondays."
 	tests := []struct {
@@ -16,6 +16,8 @@ func TestComparativeFlip(t *testing.T) {
 	}{
 		{"less for more", "People who slept in on weekends felt less tired on Mondays.", src, Contradiction, "more tired"},
 		{"faithful: the same comparative", "People who slept in on weekends felt more tired on Mondays.", src, None, ""},
+		{"another ordinal", "Fairfield Markets' third-quarter net sales rose.", "Welcome to the Fairfield Markets second quarter earnings call. Net sales rose.", Contradiction, "second quarter"},
+		{"faithful: the same ordinal", "Fairfield Markets' second-quarter net sales rose.", "Welcome to the Fairfield Markets second quarter earnings call. Net sales rose.", None, ""},
 		{"the source has both", "People who slept in felt less tired on Mondays.", src + " Others felt less tired.", None, ""},
 	}
 	c := New()
