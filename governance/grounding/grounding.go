@@ -270,6 +270,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.priorAsCurrent(answer, source); ok {
 		return Result{Mismatch: Numeric, Confidence: PriorConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.countOfOther(answer, source); ok {
+		return Result{Mismatch: Numeric, Confidence: CountConfidence, Evidence: []Evidence{e}}
+	}
 	chat := dialogue(source)
 	st.chat, st.weak = chat, false
 	if e, ok := st.contradiction(answer, source); ok {

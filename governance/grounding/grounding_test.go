@@ -989,6 +989,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// source, and the source has it there too (adjacentAntonym and
 		// comparativeFlip read at most maxSwapPostings occurrences).
 		{"adjacent", "a darker colour and more qa. ", "a lighter colour, a darker colour, less qa and more qa. "},
+		// Every answer count is of a word that 256 source numbers of
+		// another value count (countOfOther reads each answer number's
+		// next two words and the source's 256 numbers as bit sets).
+		{"count", "qa 7 qb qc. ", "qa 5 qd. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -12,6 +12,11 @@ import (
 // (priorAsCurrent).
 const PriorConfidence = 0.7
 
+// CountConfidence is the confidence of a numeric mismatch resting on a
+// count of a word that the source counts with another number
+// (countOfOther).
+const CountConfidence = 0.7
+
 // priorGap bounds the bytes between a source comparison's current figure
 // and its comparator: "$0.91 per diluted share, compared with $0.84".
 const priorGap = 60
@@ -161,4 +166,80 @@ func comparedNear(answer string, start, end int) bool {
 		}
 	}
 	return false
+}
+
+// countOfOther looks for an answer number whose value the source does not
+// have, right before a content word that a source number of another value
+// stands right before: "sixteen delivery vans" against "six vans", "about
+// ten percent salt" against "about two percent salt". The numeric check
+// leaves a count in words, or a small one, to the answer (summaries count);
+// counted with the source's own word, it is the source's count changed.
+func (s *state) countOfOther(answer, source string) (Evidence, bool) {
+	for i := range s.anums {
+		q := &s.anums[i]
+		if s.hasValue(q, &s.anear[i]) {
+			continue
+		}
+		a := s.firstAnswerTok(q.span.End)
+		if a >= len(s.atoks) {
+			continue
+		}
+		next := [2]int32{-1, -1}
+		for k := a; k < min(a+2, len(s.atoks)); k++ {
+			from := q.span.End
+			if k > a {
+				from = s.atoks[k-1].end
+			}
+			if strings.ContainsAny(answer[from:s.atoks[k].start], ",.;:!?()\n") || s.atoks[k].start-from > 12 {
+				break
+			}
+			next[k-a] = s.atoks[k].id
+		}
+		if next[0] < 0 {
+			continue
+		}
+		compat := s.compatSet(q.kind)
+		for w, x := range compat {
+			for x != 0 {
+				j := w*64 + bits.TrailingZeros64(x)
+				x &= x - 1
+				n := &s.snums[j]
+				k := s.firstSourceTok(n.span.End)
+				if k >= len(s.stoks) || s.stoks[k].start-n.span.End > 12 || strings.ContainsAny(source[n.span.End:s.stoks[k].start], ",.;:!?()\n") {
+					continue
+				}
+				m := 0
+				if s.stoks[k].id == next[1] {
+					m = 1
+				} else if s.stoks[k].id != next[0] {
+					continue
+				}
+				// The same words between ("six vans" / "sixteen delivery
+				// vans" aside): "$320 per person" counts no persons.
+				if n.kind != q.kind || m == 0 && !sameGap(answer[q.span.End:s.atoks[a].start], source[n.span.End:s.stoks[k].start]) {
+					continue
+				}
+				sp := scan.Span{Start: n.span.Start, End: n.span.End}
+				return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+					SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
+					Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}, true
+			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// firstAnswerTok returns the index of the first answer token at or after
+// offset off.
+func (s *state) firstAnswerTok(off int) int {
+	lo, hi := 0, len(s.atoks)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if s.atoks[m].start < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }

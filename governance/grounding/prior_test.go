@@ -38,3 +38,32 @@ func TestPriorAsCurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestCountOfOther: a number the source lacks, right before a word that a
+// source number of another value counts, is a numeric mismatch; a rate
+// ("$320 per person") or a source that has the value is not.
+func TestCountOfOther(t *testing.T) {
+	call := "Prospect: Yes, six vans. Fuel is our second biggest cost. Rep: For three people I'd suggest a desk plan, $320 per person per month."
+	tests := []struct {
+		name, answer, source, mismatch, says string
+	}{
+		{"sixteen for six", "Elena runs sixteen delivery vans and fuel is her second biggest cost.", call, Numeric, "six"},
+		{"in words, hedged", "Hana packs cabbage with about ten percent salt.", "HANA: It's just cabbage and salt, about two percent salt by weight.", Numeric, "two"},
+		{"faithful: the source's count", "Elena runs six delivery vans and fuel is her second biggest cost.", call, None, ""},
+		{"a rate counts nothing", "The rep suggested a desk plan for a five-person team.", call, None, ""},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.mismatch == None {
+				require.NotEqual(t, Numeric, r.Mismatch, "%+v", r)
+				return
+			}
+			require.Equal(t, tt.mismatch, r.Mismatch, "%+v", r)
+			require.Equal(t, CountConfidence, r.Confidence, "%+v", r)
+			require.Len(t, r.Evidence, 1)
+			require.Equal(t, tt.says, r.Evidence[0].SourceText)
+		})
+	}
+}
