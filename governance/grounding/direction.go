@@ -81,7 +81,9 @@ func directionBefore(text string, start int) int8 {
 // 9%" against "equipment sales fell 9%", "bus rides under 45 minutes"
 // against "for more than 45 minutes", "up 8%" against "down 8%". A source
 // occurrence of the value with the answer's direction, or with none read
-// as the other, leaves it stated.
+// as the other, leaves it stated. A source figure compared with an earlier
+// one has the direction of the change: "rose to $0.62" against "$0.62,
+// compared with $0.66 a year ago".
 func (s *state) directionFlip(answer, source string) (Evidence, bool) {
 	for i := range s.anums {
 		q := &s.anums[i]
@@ -96,7 +98,11 @@ func (s *state) directionFlip(answer, source string) (Evidence, bool) {
 			for x != 0 {
 				j := w*64 + bits.TrailingZeros64(x)
 				x &= x - 1
-				switch directionBefore(source, s.snums[j].span.Start) {
+				d := directionBefore(source, s.snums[j].span.Start)
+				if d == 0 {
+					d = s.impliedDirection(source, j)
+				}
+				switch d {
 				case da:
 					opp = -2 // stated with the answer's direction
 				case -da:
@@ -133,4 +139,23 @@ func negatedBefore(text string, j int) bool {
 		return true
 	}
 	return false
+}
+
+// impliedDirection returns the direction of source number j from the
+// figure it is compared with right after it ("$0.62, compared with $0.66":
+// -1), 0 when it is compared with none.
+func (s *state) impliedDirection(source string, j int) int8 {
+	for k := j + 1; k < min(j+4, len(s.snums)); k++ {
+		if s.comparedWith(source, k) != j {
+			continue
+		}
+		switch a, b := s.snums[j].value, s.snums[k].value; {
+		case a > b:
+			return 1
+		case a < b:
+			return -1
+		}
+		return 0
+	}
+	return 0
 }

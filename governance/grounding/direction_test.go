@@ -22,6 +22,8 @@ func TestDirectionFlip(t *testing.T) {
 		{"faithful: the same direction", "Equipment sales dropped 9% as dental offices delayed purchases.", call, None, ""},
 		{"faithful: over for more than", "Priority goes to states whose students ride buses over 45 minutes each way.", bill, None, ""},
 		{"faithful: up to for not more than", "Each school may get up to $50,000.", bill, None, ""},
+		{"rose for a figure under the one it is compared with", "Adjusted earnings per share rose to $0.62.", "Adjusted earnings per share were $0.62, compared with $0.66 a year ago.", Contradiction, "$0.62"},
+		{"faithful: fell for it", "Adjusted earnings per share fell to $0.62.", "Adjusted earnings per share were $0.62, compared with $0.66 a year ago.", None, ""},
 		{"a source number without a direction", "Sales rose 5% this year.", "Sales were 5% higher than last year, at $2 million.", None, ""},
 	}
 	c := New()
