@@ -2,24 +2,47 @@ package grounding
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
-// beforeWords are the closed classes of words that qualify the word after
+// beforeWord reads the closed classes of words that qualify the word after
 // them and that a one-detail edit swaps: the comparative stop words ("felt
 // less tired" against "felt more tired"; the tokenizer drops them, so the
 // word checks never see them) and the ordinals ("third-quarter sales"
 // against "second quarter"). Words of one class with different values
-// differ; "less" and "fewer" are one value.
-var beforeWords = map[string]int8{
-	"more": 1, "less": -1, "fewer": -1,
-	"first": 11, "second": 12, "third": 13, "fourth": 14, "fifth": 15,
-	"sixth": 16, "seventh": 17, "eighth": 18, "ninth": 19, "tenth": 20,
+// differ; "less" and "fewer" are one value; 0 is none.
+func beforeWord(w []byte) int8 {
+	switch string(w) {
+	case "more":
+		return 1
+	case "less", "fewer":
+		return -1
+	case "first":
+		return 11
+	case "second":
+		return 12
+	case "third":
+		return 13
+	case "fourth":
+		return 14
+	case "fifth":
+		return 15
+	case "sixth":
+		return 16
+	case "seventh":
+		return 17
+	case "eighth":
+		return 18
+	case "ninth":
+		return 19
+	case "tenth":
+		return 20
+	}
+	return 0
 }
 
-// sameClass: two beforeWords values are of one class.
+// sameClass: two beforeWord values are of one class.
 func sameClass(a, b int8) bool { return (a > 10) == (b > 10) }
 
 // comparativeFlip looks for an answer content word right after a
@@ -67,10 +90,15 @@ func (s *state) comparativeFlip(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// comparativeBefore reads the beforeWords word right before offset start
+// comparativeBefore reads the beforeWord word right before offset start
 // (one space or hyphen between): its value and offset.
 func comparativeBefore(text string, start int) (int8, int, bool) {
-	if start < 2 || text[start-1] != ' ' && text[start-1] != '-' {
+	if start < 5 || text[start-1] != ' ' && text[start-1] != '-' {
+		return 0, 0, false
+	}
+	switch text[start-2] | 0x20 {
+	case 'e', 's', 'r', 't', 'd', 'h': // the last letters of beforeWord's words
+	default:
 		return 0, 0, false
 	}
 	j := start - 1
@@ -81,13 +109,9 @@ func comparativeBefore(text string, start int) (int8, int, bool) {
 	if j-i < 4 || j-i > 7 || i > 0 && asciiLetter(text[i-1]) {
 		return 0, 0, false
 	}
-	var buf [8]byte
-	w := buf[:0]
-	for _, c := range []byte(text[i:j]) {
-		w = append(w, c|0x20)
-	}
-	c, ok := beforeWords[string(w)]
-	return c, i, ok
+	var buf [16]byte
+	c := beforeWord(lowerWord16(text[i:j], &buf))
+	return c, i, c != 0
 }
 
 // adjacentAntonym looks for an answer word right next to a content word
@@ -102,26 +126,21 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 		return Evidence{}, false
 	}
 	x := &s.lex
-	s.markAnswer()
+	x.grow(s.words.len())
+	marked := false
 	budget := maxSwapPostings
 	for i := range s.atoks {
 		t := &s.atoks[i]
-		if t.name || t.upper && !sentenceStart(answer, t.start) {
+		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp {
 			continue
 		}
-		w := lowerASCII(answer, t.start, t.end, x.word[:])
-		if w == nil {
-			continue
-		}
-		x.bases2 = l.baseForms(w, x.bases2[:0])
-		hasAnt := false
-		for _, b := range x.bases2 {
-			hasAnt = hasAnt || len(l.antonymsOf(b)) > 0
-		}
-		if !hasAnt {
-			continue
-		}
-		var found *tok
+		// A word is tried where it first stands: an answer repeating it
+		// mostly repeats its neighbours.
+		x.adjSeen[t.id] = x.stamp
+		// The source's words beside the same neighbour, read without the
+		// lexicon: most answer words stand where the source has them.
+		var cand [4]int32
+		nc := 0
 		stated := false
 		for _, side := range [2]int{-1, 1} {
 			j := i + side
@@ -136,23 +155,36 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 				if m < 0 || m >= len(s.stoks) || !plainGap(source, &s.stoks[m], &s.stoks[k]) {
 					continue
 				}
-				st := &s.stoks[m]
-				if st.id == t.id {
+				if s.stoks[m].id == t.id {
 					stated = true
 					break
 				}
-				if found == nil && !negatedClause(source, st.start) && !negatedClause(answer, t.start) && s.adjacentPair(l, source, w, st) {
-					found = st
+				if nc < len(cand) {
+					cand[nc] = int32(m)
+					nc++
 				}
 			}
 			if stated {
 				break
 			}
 		}
-		if stated || found == nil {
+		if stated || nc == 0 {
 			continue
 		}
-		return swapEvidence(answer, source, t, found, fmt.Sprintf("%q is the opposite of %q", answer[t.start:t.end], source[found.start:found.end])), true
+		w := lowerASCII(answer, t.start, t.end, x.word[:])
+		if w == nil || !hasAntonym(l, w, x) {
+			continue
+		}
+		if !marked {
+			marked = true
+			s.markAnswer()
+		}
+		for _, m := range cand[:nc] {
+			st := &s.stoks[m]
+			if s.adjacentPair(l, source, w, st) && !negatedClause(source, st.start) && !negatedClause(answer, t.start) {
+				return swapEvidence(answer, source, t, st, fmt.Sprintf("%q is the opposite of %q", answer[t.start:t.end], source[st.start:st.end])), true
+			}
+		}
 	}
 	return Evidence{}, false
 }
@@ -183,16 +215,44 @@ func (s *state) adjacentPair(l *lexicon, source string, w []byte, st *tok) bool 
 	return false
 }
 
+// hasAntonym: the lower-case word w has a WordNet antonym (most words
+// have none; x.bases2 is left holding its lemmas).
+func hasAntonym(l *lexicon, w []byte, x *lexState) bool {
+	x.bases2 = l.baseForms(w, x.bases2[:0])
+	for _, b := range x.bases2 {
+		if len(l.antonymsOf(b)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // negatedClause: a grammatical negation ("not", "n't", "no", "never")
 // stands in the clause before offset off (at most 80 bytes back): "don't
 // buy expensive binoculars" states no "expensive binoculars".
 func negatedClause(text string, off int) bool {
-	i := off
-	for i > 0 && off-i < 80 && !strings.ContainsRune(",.;:!?\n", rune(text[i-1])) {
-		i--
+	for i := off; i > 0 && off-i < 80; {
+		c := text[i-1]
+		if c == ',' || c == '.' || c == ';' || c == ':' || c == '!' || c == '?' || c == '\n' {
+			return false
+		}
+		if !asciiLetter(c) {
+			i--
+			continue
+		}
+		j := i
+		for i > 0 && asciiLetter(text[i-1]) {
+			i--
+		}
+		var buf [16]byte
+		switch w := string(lowerWord16(text[i:j], &buf)); {
+		case w == "not" || w == "no" || w == "never":
+			return true
+		case w == "t" && i > 1 && text[i-1] == '\'' && (text[i-2] == 'n' || text[i-2] == 'N'):
+			return true // "don't", "can't": the letters before the apostrophe end in n
+		}
 	}
-	c := " " + strings.ToLower(text[i:off])
-	return strings.Contains(c, " not ") || strings.Contains(c, "n't ") || strings.Contains(c, " no ") || strings.Contains(c, " never ")
+	return false
 }
 
 // plainGap: nothing but spaces, hyphens and articles stands between tokens
@@ -201,6 +261,14 @@ func plainGap(text string, a, b *tok) bool {
 	if a.start > b.start {
 		a, b = b, a
 	}
-	g := text[a.end:b.start]
-	return !strings.ContainsAny(g, ",.;:!?()\"\n") && len(g) <= 6
+	if b.start-a.end > 6 {
+		return false
+	}
+	for _, c := range []byte(text[a.end:b.start]) {
+		switch c {
+		case ',', '.', ';', ':', '!', '?', '(', ')', '"', '\n':
+			return false
+		}
+	}
+	return true
 }

@@ -2,7 +2,6 @@ package grounding
 
 import (
 	"math/bits"
-	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
 )
@@ -13,35 +12,45 @@ import (
 // aligned sentence does.
 const DirectionConfidence = 0.7
 
-// directionWords reads the word right before a number as a direction: +1
-// a rise or a lower bound ("up 6%", "rose 9%", "more than 45 minutes",
-// "at least 3"), -1 a fall or an upper bound ("down 8%", "fell 9%",
-// "under 45 minutes", "at most 3", "up to $100,000").
-var directionWords = map[string]int8{
-	"up": 1, "rose": 1, "rise": 1, "rises": 1, "rising": 1, "risen": 1,
-	"increase": 1, "increased": 1, "increases": 1, "increasing": 1,
-	"grew": 1, "grow": 1, "grows": 1, "grown": 1, "gained": 1, "gain": 1, "gains": 1,
-	"climbed": 1, "jumped": 1, "raised": 1, "boosted": 1, "more": 1, "over": 1,
-	"above": 1, "higher": 1, "greater": 1, "least": 1, "exceeding": 1,
-	"down": -1, "fell": -1, "fall": -1, "falls": -1, "fallen": -1, "falling": -1,
-	"decrease": -1, "decreased": -1, "decreases": -1, "decreasing": -1,
-	"declined": -1, "decline": -1, "declines": -1, "dropped": -1, "drop": -1, "drops": -1,
-	"dipped": -1, "slipped": -1, "shrank": -1, "reduced": -1, "lowered": -1, "lower": -1,
-	"less": -1, "fewer": -1, "under": -1, "below": -1, "most": -1,
+// directionOf reads the word right before a number as a direction: +1 a
+// rise or a lower bound ("up 6%", "rose 9%", "more than 45 minutes", "at
+// least 3"), -1 a fall or an upper bound ("down 8%", "fell 9%", "under 45
+// minutes", "at most 3", "up to $100,000"), 0 none. A switch, not a map:
+// it runs for every number.
+func directionOf(w []byte) int8 {
+	switch string(w) {
+	case "up", "rose", "rise", "rises", "rising", "risen",
+		"increase", "increased", "increases", "increasing",
+		"grew", "grow", "grows", "grown", "gained", "gain", "gains",
+		"climbed", "jumped", "raised", "boosted", "more", "over",
+		"above", "higher", "greater", "least", "exceeding":
+		return 1
+	case "down", "fell", "fall", "falls", "fallen", "falling",
+		"decrease", "decreased", "decreases", "decreasing",
+		"declined", "decline", "declines", "dropped", "drop", "drops",
+		"dipped", "slipped", "shrank", "reduced", "lowered", "lower",
+		"less", "fewer", "under", "below", "most":
+		return -1
+	}
+	return 0
 }
 
-// directionFill are the words passed over between a direction word and its
-// number ("risen to about 85 percent", "more than 45", "an increase of 6%").
-var directionFill = map[string]bool{
-	"to": true, "by": true, "about": true, "around": true, "nearly": true, "almost": true,
-	"roughly": true, "approximately": true, "some": true, "than": true, "of": true,
+// directionFill: a word passed over between a direction word and its
+// number ("risen to about 85 percent", "more than 45", "an increase of
+// 6%").
+func directionFill(w []byte) bool {
+	switch string(w) {
+	case "to", "by", "about", "around", "nearly", "almost", "roughly", "approximately", "some", "than", "of":
+		return true
+	}
+	return false
 }
 
 // directionBefore returns the direction word before the number at start
 // in text, within its clause: 0 when there is none.
 func directionBefore(text string, start int) int8 {
 	i := start
-	var after string // the word read before the current one, nearer the number
+	afterTo := false // the word read before, nearer the number, is "to"
 	for range 4 {
 		for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '~') {
 			i--
@@ -53,25 +62,23 @@ func directionBefore(text string, start int) int8 {
 		if j == i {
 			return 0 // punctuation or a digit: the clause starts here
 		}
-		w := strings.ToLower(text[j:i])
-		if d, ok := directionWords[w]; ok {
-			if w == "up" || w == "down" {
-				if after == "to" {
-					if w == "up" {
-						return -1 // "up to": an upper bound
-					}
-					return 0
-				}
-			}
-			if negatedBefore(text, j) {
+		var buf [16]byte
+		w := lowerWord16(text[j:i], &buf)
+		if d := directionOf(w); d != 0 {
+			switch {
+			case afterTo && string(w) == "up":
+				return -1 // "up to": an upper bound
+			case afterTo && string(w) == "down":
+				return 0
+			case negatedBefore(text, j):
 				return -d // "not more than $50,000" is "up to $50,000"
 			}
 			return d
 		}
-		if !directionFill[w] {
+		if !directionFill(w) {
 			return 0
 		}
-		after, i = w, j
+		afterTo, i = string(w) == "to", j
 	}
 	return 0
 }
@@ -85,26 +92,42 @@ func directionBefore(text string, start int) int8 {
 // one has the direction of the change: "rose to $0.62" against "$0.62,
 // compared with $0.66 a year ago".
 func (s *state) directionFlip(answer, source string) (Evidence, bool) {
+	var tried [8]struct {
+		v  float64
+		k  byte
+		da int8
+	}
+	nt := 0
+next:
 	for i := range s.anums {
 		q := &s.anums[i]
 		da := directionBefore(answer, q.span.Start)
 		if da == 0 || q.word {
 			continue
 		}
+		// An answer repeating a figure with its direction repeats the
+		// outcome: the source's numbers are read once per figure.
+		for _, t := range tried[:nt] {
+			if t.v == q.value && t.k == q.kind && t.da == da {
+				continue next
+			}
+		}
+		if nt < len(tried) {
+			tried[nt].v, tried[nt].k, tried[nt].da = q.value, q.kind, da
+			nt++
+		}
 		compat := s.compatSet(q.kind)
 		in := s.anear[i].and(&compat)
 		opp := -1
+	read:
 		for w, x := range in {
 			for x != 0 {
 				j := w*64 + bits.TrailingZeros64(x)
 				x &= x - 1
-				d := directionBefore(source, s.snums[j].span.Start)
-				if d == 0 {
-					d = s.impliedDirection(source, j)
-				}
-				switch d {
+				switch s.sourceDirection(source, j) {
 				case da:
 					opp = -2 // stated with the answer's direction
+					break read
 				case -da:
 					if opp == -1 {
 						opp = j
@@ -134,11 +157,30 @@ func negatedBefore(text string, j int) bool {
 	for i > 0 && asciiLetter(text[i-1]) {
 		i--
 	}
-	switch strings.ToLower(text[i:j]) {
+	var buf [16]byte
+	switch string(lowerWord16(text[i:j], &buf)) {
 	case "not", "no", "never":
 		return true
 	}
 	return false
+}
+
+// dirUnknown marks a source number whose direction is not read yet.
+const dirUnknown = -128
+
+// sourceDirection returns the direction of source number j, by the word
+// before it or else by the figure it is compared with, read once per
+// Check.
+func (s *state) sourceDirection(source string, j int) int8 {
+	if d := s.srcDir[j]; d != dirUnknown {
+		return d
+	}
+	d := directionBefore(source, s.snums[j].span.Start)
+	if d == 0 {
+		d = s.impliedDirection(source, j)
+	}
+	s.srcDir[j] = d
+	return d
 }
 
 // impliedDirection returns the direction of source number j from the

@@ -264,6 +264,9 @@ func (c *Checker) Check(answer, source string) Result {
 		}
 		return r
 	}
+	if len(st.anums) > 0 {
+		st.resetCompared()
+	}
 	if e, ok := st.directionFlip(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: DirectionConfidence, Evidence: []Evidence{e}}
 	}
@@ -485,11 +488,15 @@ type state struct {
 	snumAt, anumAt []int32
 	anear          []nbits // per answer number: closeSet
 	swapTo         []int32 // per answer number the source states: numberPlaces' place, or -1
-	spans          [][2]int
-	ctx            []int32        // number contexts (word ids)
-	inSource       []bool         // by word id: a stem of the source (the vocabulary)
-	surf           []surfaceEntry // open addressing; a power of two long
-	nsurf          int
+	// cmpWith memoizes comparedWith per source number (cmpUnknown until
+	// read), sized and reset by priorAsCurrent once per Check.
+	cmpWith  []int32
+	srcDir   []int8 // directionFlip's reading per source number (dirUnknown until read), reset with cmpWith
+	spans    [][2]int
+	ctx      []int32        // number contexts (word ids)
+	inSource []bool         // by word id: a stem of the source (the vocabulary)
+	surf     []surfaceEntry // open addressing; a power of two long
+	nsurf    int
 
 	// Source numbers by context word, built on first use: per word id the
 	// index+1 of its set in wbits (0: in no number's context).

@@ -177,6 +177,7 @@ type lexState struct {
 	antSeen  []uint32
 	antV     []bool
 	swapSeen []uint32
+	adjSeen  []uint32 // adjacentAntonym has tried the word (valid where it holds stamp)
 	// prefSeen: the word ids prefixOpposite looked at (an answer that
 	// repeats a word repeats the outcome).
 	prefSeen []uint32
@@ -221,6 +222,7 @@ func (x *lexState) reset() {
 		clear(x.inAns)
 		clear(x.antSeen)
 		clear(x.swapSeen)
+		clear(x.adjSeen)
 		clear(x.prefSeen)
 		clear(x.srcSeen)
 		x.stamp = 1
@@ -243,6 +245,7 @@ func (x *lexState) grow(n int) {
 		x.antSeen = append(x.antSeen, make([]uint32, n-len(x.antSeen))...)
 		x.antV = append(x.antV, make([]bool, n-len(x.antV))...)
 		x.swapSeen = append(x.swapSeen, make([]uint32, n-len(x.swapSeen))...)
+		x.adjSeen = append(x.adjSeen, make([]uint32, n-len(x.adjSeen))...)
 		x.prefSeen = append(x.prefSeen, make([]uint32, n-len(x.prefSeen))...)
 		x.prefMiss = append(x.prefMiss, make([]int32, n-len(x.prefMiss))...)
 		x.srcSeen = append(x.srcSeen, make([]uint32, n-len(x.srcSeen))...)

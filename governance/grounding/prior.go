@@ -36,6 +36,7 @@ func (s *state) priorAsCurrent(answer, source string) (Evidence, bool) {
 		compat := s.compatSet(q.kind)
 		in := s.anear[i].and(&compat)
 		prior, cur := -1, -1
+	read:
 		for w, x := range in {
 			for x != 0 {
 				j := w*64 + bits.TrailingZeros64(x)
@@ -47,9 +48,7 @@ func (s *state) priorAsCurrent(answer, source string) (Evidence, bool) {
 					continue
 				}
 				prior = -2 // stated as a figure of its own
-			}
-			if prior == -2 {
-				break
+				break read
 			}
 		}
 		if prior < 0 || comparedNear(answer, q.span.Start, q.span.End) {
@@ -65,11 +64,39 @@ func (s *state) priorAsCurrent(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
+// cmpUnknown marks a source number whose comparison is not read yet.
+const cmpUnknown = -3
+
+// resetCompared sizes and clears the comparedWith and source direction memos for this Check's
+// source numbers.
+func (s *state) resetCompared() {
+	s.cmpWith = growInt32(s.cmpWith, len(s.snums))[:len(s.snums)]
+	for i := range s.cmpWith {
+		s.cmpWith[i] = cmpUnknown
+	}
+	if cap(s.srcDir) < len(s.snums) {
+		s.srcDir = make([]int8, len(s.snums))
+	}
+	s.srcDir = s.srcDir[:len(s.snums)]
+	for i := range s.srcDir {
+		s.srcDir[i] = dirUnknown
+	}
+}
+
 // comparedWith returns the index of the source number that source number
-// j is compared with: j follows a comparator ("compared with", "from",
+// j is compared with (memoized per Check): j follows a comparator ("compared with", "from",
 // "than", "versus") that follows, within priorGap bytes in its sentence,
 // another number of a compatible kind; -1 when there is none.
 func (s *state) comparedWith(source string, j int) int {
+	if c := s.cmpWith[j]; c != cmpUnknown {
+		return int(c)
+	}
+	c := s.readCompared(source, j)
+	s.cmpWith[j] = int32(c)
+	return c
+}
+
+func (s *state) readCompared(source string, j int) int {
 	at := comparatorBefore(source, s.snums[j].span.Start)
 	if at < 0 {
 		return -1
@@ -104,19 +131,22 @@ func comparatorBefore(text string, start int) int {
 		if j == i {
 			return -1
 		}
-		switch w := strings.ToLower(text[j:i]); w {
+		var buf [16]byte
+		switch string(lowerWord16(text[j:i], &buf)) {
 		case "the", "a", "an", "about", "around", "nearly", "roughly", "approximately":
 			i = j
 			continue
 		case "from", "versus", "vs":
 			return j
 		case "with", "to":
-			if prev := wordBefore(text, j); prev == "compared" || prev == "comparison" {
+			var pb [16]byte
+			if prev := string(wordBefore(text, j, &pb)); prev == "compared" || prev == "comparison" {
 				return j
 			}
 			return -1
 		case "than":
-			switch wordBefore(text, j) {
+			var pb [16]byte
+			switch string(wordBefore(text, j, &pb)) {
 			case "more", "less", "fewer", "greater", "rather", "other":
 				return -1 // a bound, not a comparison
 			}
@@ -129,8 +159,8 @@ func comparatorBefore(text string, start int) int {
 }
 
 // wordBefore returns the lower-case word that ends right before offset j
-// (spaces between).
-func wordBefore(text string, j int) string {
+// (spaces between), in buf.
+func wordBefore(text string, j int, buf *[16]byte) []byte {
 	for j > 0 && text[j-1] == ' ' {
 		j--
 	}
@@ -138,7 +168,19 @@ func wordBefore(text string, j int) string {
 	for i > 0 && asciiLetter(text[i-1]) {
 		i--
 	}
-	return strings.ToLower(text[i:j])
+	return lowerWord16(text[i:j], buf)
+}
+
+// lowerWord16 lower-cases an ASCII word of at most 16 bytes into buf
+// (nil for a longer one: no word compared here is).
+func lowerWord16(w string, buf *[16]byte) []byte {
+	if len(w) > len(buf) {
+		return nil
+	}
+	for i := range len(w) {
+		buf[i] = w[i] | 0x20
+	}
+	return buf[:len(w)]
 }
 
 // clauseReach bounds the bytes comparedNear reads either side of a number,
