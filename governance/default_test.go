@@ -70,6 +70,10 @@ func BenchmarkVerifyFlood(b *testing.B) {
 	require.NoError(b, err)
 	for _, f := range []struct{ name, unit string }{
 		{"injection-triggers", "ignore instead prompt pretend system send admin regardless refuse ignora clave ai user forget mode donate sharing q combine imagine poem speaking ignoring developer\n"},
+		// The costliest injection flood since stop 23 (BenchmarkScanFlood/
+		// fv37-sentences): evidence in every sentence, so every sentence and
+		// run of sentences is scored.
+		{"injection-sentences", "envíalos a x@y. schick sie an x@y. "},
 		{"password", "password="},
 		{"api_key", "api_key: "},
 		{"datadog", "datadog_api_key="},

@@ -238,7 +238,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, long bool, read *
 	done := r.Start // sentences before done were scored
 	sc.marks = sc.marks[:0]
 	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
-		sig, ok := focusSignals(sc, text[sc.fcuts[i]:sc.fcuts[i+2]], read)
+		sig, _, ok := focusSignals(sc, text[sc.fcuts[i]:sc.fcuts[i+2]], read)
 		if !ok {
 			continue
 		}
@@ -252,7 +252,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, long bool, read *
 		}
 	}
 	for j := 0; len(sc.fz) > 1 && j < len(sc.fz) && *read <= budget; j++ {
-		sig, ok := focusSignals(sc, text[sc.fcuts[j]:sc.fcuts[j+1]], read)
+		sig, _, ok := focusSignals(sc, text[sc.fcuts[j]:sc.fcuts[j+1]], read)
 		if !ok {
 			continue
 		}
@@ -307,9 +307,10 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 		var ok bool
 		if en-st <= FocusWindow && !(st == from && en == to) {
 			var sig []string
-			sig, ok = focusSignals(sc, text[st:en], read)
+			var n string
+			sig, n, ok = focusSignals(sc, text[st:en], read)
 			if ok {
-				if q := s.scorePart(sc, text[st:en], sig, long && st >= Window/2); q > p {
+				if q := s.scorePart(sc, en-st, n, sig, long && st >= Window/2); q > p {
 					p, best = q, scan.Span{Start: st, End: en}
 				}
 			}
@@ -331,8 +332,8 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 			if !evid {
 				continue
 			}
-			if sig, ok := focusSignals(sc, text[m.start:en], read); ok {
-				if q := s.scorePart(sc, text[m.start:en], sig, long && m.start >= Window/2); q > p {
+			if sig, n, ok := focusSignals(sc, text[m.start:en], read); ok {
+				if q := s.scorePart(sc, en-m.start, n, sig, long && m.start >= Window/2); q > p {
 					p, best = q, scan.Span{Start: m.start, End: en}
 				}
 			}
@@ -342,16 +343,14 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 	return p, best, done
 }
 
-// scorePart scores a sentence or run part, whose signals are sig, less
-// sentenceMarginFor its length, or plantedMargin for a short part that
-// is planted (see plantedMargin).
-func (s *Scanner) scorePart(sc *scratch, part string, sig []string, planted bool) float64 {
-	m := sentenceMarginFor(len(part))
+// scorePart scores a sentence or run part of size bytes, normalised n,
+// whose signals are sig, less sentenceMarginFor its length, or
+// plantedMargin for a short part that is planted (see plantedMargin).
+func (s *Scanner) scorePart(sc *scratch, size int, n string, sig []string, planted bool) float64 {
+	m := sentenceMarginFor(size)
 	if planted && m == sentenceMargin {
 		m = plantedMargin
 	}
-	var n string
-	n, sc.norm = normalizeScratch(sc.norm, part)
 	var z float64
 	var c int
 	z, c, sc.compact = s.m.textSum(sc.compact, n)
@@ -469,15 +468,17 @@ func sentenceEndsAt(text string, k int) bool {
 	return j >= 3 && (text[j-3:j] == "。" || text[j-3:j] == "？" || text[j-3:j] == "！")
 }
 
-// focusSignals returns the signals of a focus window or block, without
-// the message signals, and whether they are evidence.
-func focusSignals(sc *scratch, part string, read *int) ([]string, bool) {
+// focusSignals returns the signals of a focus window, block or sentence
+// part, without the message signals, whether they are evidence, and part
+// normalised (valid until sc.norm is next written), which scorePart takes
+// rather than normalising the part a second time.
+func focusSignals(sc *scratch, part string, read *int) ([]string, string, bool) {
 	var n string
 	n, sc.norm = normalizeScratch(sc.norm, part)
 	var sig []string
 	sig, sc.leet = countedSignals(sc.leet, part, n, read)
 	sig = withoutMessageSignals(sc, sig, part)
-	return sig, Evidence(sig)
+	return sig, n, Evidence(sig)
 }
 
 // blocks cuts text[from:to] at word ends into blocks of about size bytes
