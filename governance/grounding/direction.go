@@ -52,18 +52,12 @@ func directionBefore(text string, start int) int8 {
 	i := start
 	afterTo := false // the word read before, nearer the number, is "to"
 	for range 4 {
-		for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '~') {
-			i--
-		}
-		j := i
-		for j > 0 && asciiLetter(text[j-1]) {
-			j--
-		}
-		if j == i {
+		j, end := wordEndingBefore(text, i)
+		if j == end {
 			return 0 // punctuation or a digit: the clause starts here
 		}
 		var buf [16]byte
-		w := lowerWord16(text[j:i], &buf)
+		w := lowerWord16(text[j:end], &buf)
 		if d := directionOf(w); d != 0 {
 			switch {
 			case afterTo && string(w) == "up":

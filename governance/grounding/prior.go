@@ -121,18 +121,12 @@ func (s *state) readCompared(source string, j int) int {
 func comparatorBefore(text string, start int) int {
 	i := start
 	for range 4 {
-		for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '~') {
-			i--
-		}
-		j := i
-		for j > 0 && asciiLetter(text[j-1]) {
-			j--
-		}
-		if j == i {
+		j, end := wordEndingBefore(text, i)
+		if j == end {
 			return -1
 		}
 		var buf [16]byte
-		switch string(lowerWord16(text[j:i], &buf)) {
+		switch string(lowerWord16(text[j:end], &buf)) {
 		case "the", "a", "an", "about", "around", "nearly", "roughly", "approximately":
 			i = j
 			continue
@@ -156,6 +150,20 @@ func comparatorBefore(text string, start int) int {
 		}
 	}
 	return -1
+}
+
+// wordEndingBefore skips the spaces, '$' and '~' before offset i and
+// returns the ASCII word that ends there as text[j:end]; j == end when
+// punctuation or a digit comes first.
+func wordEndingBefore(text string, i int) (j, end int) {
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '~') {
+		i--
+	}
+	j = i
+	for j > 0 && asciiLetter(text[j-1]) {
+		j--
+	}
+	return j, i
 }
 
 // wordBefore returns the lower-case word that ends right before offset j
