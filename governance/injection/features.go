@@ -648,24 +648,18 @@ func (m *Model) textSum(compact []byte, norm string) (z float64, count int, _ []
 		hb = (hnext ^ ' ') * fnvPrime
 	}
 	compact = compact[:j]
-	if len(compact) > 3 {
-		// charGram with each byte loaded once and the table pointer in a
-		// register.
+	if n := len(compact) - 3; n > 0 {
+		// charGram with the four bytes read in one load and the first
+		// two hashed by one table look-up, whatever the bytes.
 		c2 := hashC2
-		b0, b1, b2 := compact[0], compact[1], compact[2]
-		for _, b3 := range compact[3:] {
-			var h uint32
-			if b0|b1 < utf8.RuneSelf {
-				h = c2[(int(b0)<<7|int(b1))&(len(c2)-1)]
-			} else {
-				h = (hashC1[b0] ^ uint32(b1)) * fnvPrime
-			}
-			h = (h ^ uint32(b2)) * fnvPrime
-			h = (h ^ uint32(b3)) * fnvPrime
+		for i := range n {
+			v := binary.LittleEndian.Uint32(compact[i:])
+			h := c2[uint16(v)]
+			h = (h ^ v>>16&0xff) * fnvPrime
+			h = (h ^ v>>24) * fnvPrime
 			z += float64(w[h%Dims])
-			b0, b1, b2 = b1, b2, b3
 		}
-		count += len(compact) - 3
+		count += n
 	}
 	return z, count, compact
 }
@@ -720,12 +714,7 @@ func hashWord(norm string, i int, hb uint32) (end int, hw, hbw, hnext uint32) {
 
 // charGram is the feature of the character 4-gram b0 b1 b2 b3.
 func charGram(b0, b1, b2, b3 byte) uint32 {
-	var h uint32
-	if b0|b1 < utf8.RuneSelf {
-		h = hashC2[(int(b0)<<7|int(b1))&(len(hashC2)-1)]
-	} else {
-		h = (hashC1[b0] ^ uint32(b1)) * fnvPrime
-	}
+	h := hashC2[uint16(b0)|uint16(b1)<<8]
 	h = (h ^ uint32(b2)) * fnvPrime
 	h = (h ^ uint32(b3)) * fnvPrime
 	return h % Dims
@@ -744,11 +733,11 @@ var (
 		}
 		return t
 	}()
-	// hashC2[b0<<7|b1] is the state after "c:" + b0 + b1, ASCII b0 and b1.
-	hashC2 = func() (t *[1 << 14]uint32) {
-		t = new([1 << 14]uint32)
+	// hashC2[b0|b1<<8] is the state after "c:" + b0 + b1.
+	hashC2 = func() (t *[1 << 16]uint32) {
+		t = new([1 << 16]uint32)
 		for i := range t {
-			t[i] = (hashC1[i>>7] ^ uint32(i&0x7f)) * fnvPrime
+			t[i] = (hashC1[i&0xff] ^ uint32(i>>8)) * fnvPrime
 		}
 		return t
 	}()
