@@ -618,10 +618,12 @@ func (m *Model) textSum(compact []byte, norm string) (z float64, count int, _ []
 			j++
 		}
 		hw, hbw, hnext := hashW, hb, hashB
-		for i < len(norm) {
-			c := norm[i]
-			if c < utf8.RuneSelf {
-				if !asciiWord[c] {
+		for {
+			// The ASCII bytes in a loop of their own, with no call in it
+			// to make the hashes spill to the stack at each byte.
+			for i < len(norm) {
+				c := norm[i]
+				if c >= utf8.RuneSelf || !asciiWord[c] {
 					break
 				}
 				b := uint32(c)
@@ -629,7 +631,9 @@ func (m *Model) textSum(compact []byte, norm string) (z float64, count int, _ []
 				compact[j] = c
 				j++
 				i++
-				continue
+			}
+			if i == len(norm) || norm[i] < utf8.RuneSelf {
+				break
 			}
 			r, n := utf8.DecodeRuneInString(norm[i:])
 			if !isFeatureWordRune(r) {
