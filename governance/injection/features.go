@@ -159,11 +159,24 @@ func Normalize(s string) string {
 // buf (grown as needed and returned): the result then aliases buf and is
 // valid only until buf is next written.
 func normalizeScratch(buf []byte, s string) (string, []byte) {
+	n, buf, _ := normalizeLocal(buf, s)
+	return n, buf
+}
+
+// normalizeLocal is normalizeScratch that also reports whether the result
+// is s lower-cased byte for byte (plain ASCII, no spaced letters). Then
+// every part s[i:j] normalises to n[i:j]: lower-casing is per byte, and
+// hasSpacedLetters finds its shape in no part when not in the whole.
+func normalizeLocal(buf []byte, s string) (n string, _ []byte, local bool) {
 	b, ok := appendLowerPlain(buf[:0], s)
 	if !ok {
-		return normalizeSlow(s), b
+		return normalizeSlow(s), b, false
 	}
-	return collapseSpaced(unsafe.String(unsafe.SliceData(b), len(b))), b
+	n = unsafe.String(unsafe.SliceData(b), len(b))
+	if !hasSpacedLetters(n) {
+		return n, b, true
+	}
+	return collapseSpaced(n), b, false
 }
 
 // appendLowerPlain writes s lower-cased to dst[:len(s)] (grown as needed)

@@ -112,8 +112,7 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 		}
 		return p, sig, span
 	}
-	var n string
-	n, sc.norm = normalizeScratch(sc.norm, text)
+	n := sc.normalizeWhole(text)
 	var sig []string
 	sig, sc.leet = signals(sc.leet, text, n)
 	sc.cuts, sc.z, sc.count = s.blocks(sc, text, 0, len(text), Window/2, sc.cuts, sc.z, sc.count)
@@ -129,7 +128,7 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 			wsig = withoutMessageSignals(sc, sig, "")
 		default:
 			w := text[sc.cuts[i]:sc.cuts[i+2]]
-			n, sc.norm = normalizeScratch(sc.norm, w)
+			n := sc.part(text, sc.cuts[i], sc.cuts[i+2])
 			wsig, sc.leet = countedSignals(sc.leet, w, n, &read)
 			wsig = withoutMessageSignals(sc, wsig, w)
 			if Evidence(wsig) {
@@ -238,7 +237,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, long bool, read *
 	done := r.Start // sentences before done were scored
 	sc.marks = sc.marks[:0]
 	for i := 0; i+1 < len(sc.fz) && *read <= budget; i++ {
-		sig, _, ok := focusSignals(sc, text[sc.fcuts[i]:sc.fcuts[i+2]], read)
+		sig, _, ok := focusSignals(sc, text, sc.fcuts[i], sc.fcuts[i+2], read)
 		if !ok {
 			continue
 		}
@@ -252,7 +251,7 @@ func (s *Scanner) focus(sc *scratch, text string, r scan.Span, long bool, read *
 		}
 	}
 	for j := 0; len(sc.fz) > 1 && j < len(sc.fz) && *read <= budget; j++ {
-		sig, _, ok := focusSignals(sc, text[sc.fcuts[j]:sc.fcuts[j+1]], read)
+		sig, _, ok := focusSignals(sc, text, sc.fcuts[j], sc.fcuts[j+1], read)
 		if !ok {
 			continue
 		}
@@ -308,7 +307,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 		if en-st <= FocusWindow && !(st == from && en == to) {
 			var sig []string
 			var n string
-			sig, n, ok = focusSignals(sc, text[st:en], read)
+			sig, n, ok = focusSignals(sc, text, st, en, read)
 			if ok {
 				if q := s.scorePart(sc, en-st, n, sig, long && st >= Window/2); q > p {
 					p, best = q, scan.Span{Start: st, End: en}
@@ -332,7 +331,7 @@ func (s *Scanner) sentences(sc *scratch, text string, r scan.Span, from, to, don
 			if !evid {
 				continue
 			}
-			if sig, n, ok := focusSignals(sc, text[m.start:en], read); ok {
+			if sig, n, ok := focusSignals(sc, text, m.start, en, read); ok {
 				if q := s.scorePart(sc, en-m.start, n, sig, long && m.start >= Window/2); q > p {
 					p, best = q, scan.Span{Start: m.start, End: en}
 				}
@@ -469,12 +468,11 @@ func sentenceEndsAt(text string, k int) bool {
 }
 
 // focusSignals returns the signals of a focus window, block or sentence
-// part, without the message signals, whether they are evidence, and part
-// normalised (valid until sc.norm is next written), which scorePart takes
+// part text[from:to], without the message signals, whether they are
+// evidence, and the part normalised (sc.part), which scorePart takes
 // rather than normalising the part a second time.
-func focusSignals(sc *scratch, part string, read *int) ([]string, string, bool) {
-	var n string
-	n, sc.norm = normalizeScratch(sc.norm, part)
+func focusSignals(sc *scratch, text string, from, to int, read *int) ([]string, string, bool) {
+	part, n := text[from:to], sc.part(text, from, to)
 	var sig []string
 	sig, sc.leet = countedSignals(sc.leet, part, n, read)
 	sig = withoutMessageSignals(sc, sig, part)
@@ -488,8 +486,7 @@ func (s *Scanner) blocks(sc *scratch, text string, from, to, size int, cuts []in
 	cuts, z, count = append(cuts[:0], from), z[:0], count[:0]
 	for st := from; st < to; {
 		en := cutAfter(text[:to], min(to, st+size))
-		var n string
-		n, sc.norm = normalizeScratch(sc.norm, text[st:en])
+		n := sc.part(text, st, en)
 		var bz float64
 		var c int
 		bz, c, sc.compact = s.m.textSum(sc.compact, n)
@@ -531,10 +528,9 @@ func floor(p float64, sig []string) float64 {
 
 // scoreWindow scores a text of at most Window bytes, whole.
 func (s *Scanner) scoreWindow(sc *scratch, text string) (float64, []string) {
-	// n may alias sc.norm: it must not outlive sc's return to the pool.
+	// n may alias sc.whole: it must not outlive sc's return to the pool.
 	// Nothing keeps it: signals are names, features indices.
-	var n string
-	n, sc.norm = normalizeScratch(sc.norm, text)
+	n := sc.normalizeWhole(text)
 	var sig []string
 	sig, sc.leet = signals(sc.leet, text, n)
 	var p float64
@@ -544,8 +540,12 @@ func (s *Scanner) scoreWindow(sc *scratch, text string) (float64, []string) {
 
 type scratch struct {
 	compact []byte
-	norm    []byte // plain-ASCII normalised text
-	leet    []byte // its de-leeted view
+	norm    []byte // plain-ASCII normalised part of the text
+	whole   []byte // plain-ASCII normalised text (normalizeWhole)
+	// local is the text normalised in whole when each of its parts
+	// normalises to the same bytes of it (normalizeLocal), else "".
+	local string
+	leet  []byte // the de-leeted view of a text or part
 	// Blocks of a long text (Score).
 	cuts    []int
 	z       []float64
@@ -563,9 +563,35 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // put returns sc to the pool unless a huge text grew its buffers.
 func (sc *scratch) put() {
-	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.leet) <= 1<<20 {
+	sc.local = ""
+	if cap(sc.compact) <= 1<<20 && cap(sc.norm) <= 1<<20 && cap(sc.whole) <= 1<<20 && cap(sc.leet) <= 1<<20 {
 		scratchPool.Put(sc)
 	}
+}
+
+// normalizeWhole returns the text a Score reads normalised (valid until
+// sc returns to the pool) and keeps it in sc.local when its parts can be
+// sliced from it.
+func (sc *scratch) normalizeWhole(text string) string {
+	n, whole, local := normalizeLocal(sc.whole, text)
+	sc.whole, sc.local = whole, ""
+	if local {
+		sc.local = n
+	}
+	return n
+}
+
+// part returns text[from:to] normalised: a slice of sc.local when there is
+// one (the whole text lower-cased byte for byte), else normalised into
+// sc.norm (valid until sc.norm is next written). text is the text given to
+// normalizeWhole.
+func (sc *scratch) part(text string, from, to int) string {
+	if sc.local != "" {
+		return sc.local[from:to]
+	}
+	var n string
+	n, sc.norm = normalizeScratch(sc.norm, text[from:to])
+	return n
 }
 
 // NoSignalFloor is the share of the model's probability scale ignored when
