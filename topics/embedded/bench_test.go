@@ -146,15 +146,7 @@ func BenchmarkProduceLatency(b *testing.B) {
 		{"fsync=none/conn=inproc", time.Hour, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			br := startFsync(b, b.TempDir(), "127.0.0.1:0", tc.fsync)
-			defer br.Close()
-			cfg := topicsConfig(br)
-			if !tc.inproc {
-				cfg.Dial = nil
-			}
-			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
-			p := newProducer(b, cfg)
-			defer p.Close()
+			p := benchProducer(b, tc.fsync, tc.inproc)
 			var (
 				mu  sync.Mutex
 				lat []time.Duration
@@ -191,6 +183,22 @@ func BenchmarkProduceLatency(b *testing.B) {
 	}
 }
 
+// benchProducer starts a broker with the fsync policy and returns a
+// producer that reaches it in process (inproc) or over loopback TCP; both
+// close when the benchmark ends.
+func benchProducer(b *testing.B, fsync time.Duration, inproc bool) *topics.Producer {
+	br := startFsync(b, b.TempDir(), "127.0.0.1:0", fsync)
+	b.Cleanup(func() { br.Close() })
+	cfg := topicsConfig(br)
+	if !inproc {
+		cfg.Dial = nil
+	}
+	require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
+	p := newProducer(b, cfg)
+	b.Cleanup(func() { p.Close() })
+	return p
+}
+
 // BenchmarkProduceSingleParallel is single-record produces from concurrent
 // callers, closed loop (each waits for its ack, then sends the next): the
 // verify and Full Control path at saturation, by transport. ns/op is the
@@ -206,15 +214,7 @@ func BenchmarkProduceSingleParallel(b *testing.B) {
 		{"conn=inproc", true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			br := startFsync(b, b.TempDir(), "127.0.0.1:0", 0)
-			defer br.Close()
-			cfg := topicsConfig(br)
-			if !tc.inproc {
-				cfg.Dial = nil
-			}
-			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
-			p := newProducer(b, cfg)
-			defer p.Close()
+			p := benchProducer(b, 0, tc.inproc)
 			var seq atomic.Int64
 			b.SetParallelism(8) // 16 callers on 2 CPUs, as bench verify's closed loop
 			b.ResetTimer()
