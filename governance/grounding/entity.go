@@ -135,7 +135,7 @@ func (s *state) swapIn(answer, source string, aw []tok, best *sentence, w0, w1, 
 	if best == nil {
 		return Evidence{}, false
 	}
-	j0 := s.firstSourceTok(best.span.Start)
+	j0 := tokAt(s.stoks, best.span.Start)
 	j1 := j0
 	for j1 < len(s.stoks) && s.stoks[j1].start < best.span.End {
 		j1++

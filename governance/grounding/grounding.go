@@ -1400,7 +1400,7 @@ func (s *state) sourceHasMeasure(q *quantity, m measure) bool {
 // unitWord returns the word right after a number ending at end (a space or
 // hyphen between), "" when there is none.
 func unitWord(toks []tok, text string, end int) string {
-	k := sort.Search(len(toks), func(k int) bool { return toks[k].start >= end })
+	k := tokAt(toks, end)
 	if k == len(toks) || toks[k].start-end > 1 {
 		return ""
 	}
@@ -2166,7 +2166,7 @@ func distinctive(raw string, q *quantity) bool {
 // value: "sold in 14 states" for "online in 14 states".
 func (s *state) nextWordShared(answer string, i int) bool {
 	q := &s.anums[i]
-	k := sort.Search(len(s.atoks), func(k int) bool { return s.atoks[k].start >= q.span.End })
+	k := tokAt(s.atoks, q.span.End)
 	if k == len(s.atoks) || breakBetween(answer, q.span.End, s.atoks[k].start) {
 		return false
 	}
@@ -2176,7 +2176,7 @@ func (s *state) nextWordShared(answer string, i int) bool {
 	for w, x := range in {
 		for ; x != 0; x &= x - 1 {
 			n := &s.snums[w*64+bits.TrailingZeros64(x)]
-			j := sort.Search(len(s.stoks), func(j int) bool { return s.stoks[j].start >= n.span.End })
+			j := tokAt(s.stoks, n.span.End)
 			if j < len(s.stoks) && s.stoks[j].id == id && !breakBetween(s.source, n.span.End, s.stoks[j].start) {
 				return true
 			}
@@ -2904,7 +2904,7 @@ func (s *state) negationShared(st *sentence) bool {
 	for k := st.a0; k < st.a1; k += 2 {
 		n0, n1 := int(s.negAt[k])+st.span.Start, int(s.negAt[k+1])+st.span.Start
 		c0, c1 := negClause(s.source, st.span.Start, st.span.End, n0, n1)
-		i := sort.Search(len(s.stoks), func(i int) bool { return s.stoks[i].start >= n1 })
+		i := tokAt(s.stoks, n1)
 		seen := 0
 		for j := i; j < len(s.stoks) && s.stoks[j].start < c1 && seen < negScopeWords; j++ {
 			if s.mark[s.stoks[j].id] == s.stamp {

@@ -508,7 +508,7 @@ func (s *state) lexAntonym(answer, source string) (Evidence, bool) {
 			if best == nil {
 				continue
 			}
-			for j := s.firstSourceTok(best.span.Start); j < len(s.stoks) && s.stoks[j].start < best.span.End; j++ {
+			for j := tokAt(s.stoks, best.span.Start); j < len(s.stoks) && s.stoks[j].start < best.span.End; j++ {
 				if e, ok := s.antonymOf(l, answer, source, t, w, &s.stoks[j]); ok && s.samePolarity(answer, i, e.SourceSpan.Start) {
 					return e, true
 				}
@@ -619,21 +619,6 @@ func swapEvidence(answer, source string, t, st *tok, why string) Evidence {
 	return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
 		SourceSpan: &scan.Span{Start: st.start, End: st.end}, SourceText: source[st.start:st.end],
 		Reason: fmt.Sprintf("%q replaces %q: %s", answer[t.start:t.end], source[st.start:st.end], why)}
-}
-
-// firstSourceTok returns the index of the first source token at or after
-// offset off.
-func (s *state) firstSourceTok(off int) int {
-	lo, hi := 0, len(s.stoks)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if s.stoks[m].start < off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 // ancestor is a synset above a sense and its distance.

@@ -230,7 +230,7 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 		if s.hasValue(q, &s.anear[i]) {
 			continue
 		}
-		a := s.firstAnswerTok(q.span.End)
+		a := tokAt(s.atoks, q.span.End)
 		if a >= len(s.atoks) {
 			continue
 		}
@@ -254,7 +254,7 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 				j := w*64 + bits.TrailingZeros64(x)
 				x &= x - 1
 				n := &s.snums[j]
-				k := s.firstSourceTok(n.span.End)
+				k := tokAt(s.stoks, n.span.End)
 				if k >= len(s.stoks) || s.stoks[k].start-n.span.End > 12 || strings.ContainsAny(source[n.span.End:s.stoks[k].start], ",.;:!?()\n") {
 					continue
 				}
@@ -277,19 +277,4 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 		}
 	}
 	return Evidence{}, false
-}
-
-// firstAnswerTok returns the index of the first answer token at or after
-// offset off.
-func (s *state) firstAnswerTok(off int) int {
-	lo, hi := 0, len(s.atoks)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if s.atoks[m].start < off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }

@@ -244,7 +244,7 @@ func negatedBy(toks []tok, text string, j int) bool {
 // "increases the time", while "without strengthening" contradicts
 // "without weakening".
 func (s *state) samePolarity(answer string, i, off int) bool {
-	j := s.firstSourceTok(off)
+	j := tokAt(s.stoks, off)
 	return j < len(s.stoks) && negatedBy(s.atoks, answer, i) == negatedBy(s.stoks, s.source, j)
 }
 
@@ -480,7 +480,7 @@ func (s *state) newRestriction(answer string) (Evidence, bool) {
 // gathered once per Check (nearRestriction).
 func (s *state) restrictsNear(answer, kind string, at int) bool {
 	near := s.nearRestriction(kind)
-	k := sort.Search(len(s.atoks), func(k int) bool { return s.atoks[k].start >= at })
+	k := tokAt(s.atoks, at)
 	for n := 0; n < 2 && k < len(s.atoks) && !breakBetween(answer, at, s.atoks[k].start); n, k = n+1, k+1 {
 		if _, ok := slices.BinarySearch(near, s.atoks[k].id); ok {
 			return true
@@ -512,7 +512,7 @@ func (s *state) nearRestriction(kind string) []int32 {
 			if k > 0 && isWordByte(ls[k-1]) || i < len(ls) && isWordByte(ls[i]) {
 				continue
 			}
-			j := s.firstSourceTok(k)
+			j := tokAt(s.stoks, k)
 			for _, st := range s.stoks[max(0, j-nbrWindow):min(len(s.stoks), j+nbrWindow)] {
 				ids = append(ids, st.id)
 			}
@@ -697,7 +697,7 @@ func (s *state) withoutFlip(answer string) (Evidence, bool) {
 			continue // "within", "withdraw", "withouts"
 		}
 		// The content word after it, in its clause.
-		j := sort.Search(len(s.atoks), func(j int) bool { return s.atoks[j].start >= e })
+		j := tokAt(s.atoks, e)
 		if j == len(s.atoks) || breakBetween(answer, e, s.atoks[j].start) {
 			continue
 		}
@@ -837,7 +837,7 @@ func setOf(words string) map[string]bool {
 // wants the same first words.
 func (s *state) negationElsewhere(answer string, c0, c1 int) bool {
 	n := 0
-	for i := sort.Search(len(s.atoks), func(i int) bool { return s.atoks[i].start >= c0 }); i < len(s.atoks); i++ {
+	for i := tokAt(s.atoks, c0); i < len(s.atoks); i++ {
 		t := &s.atoks[i]
 		if i == 0 || s.atoks[i-1].end < c0 {
 			continue
