@@ -176,7 +176,7 @@ func normalizeLocal(buf []byte, s string) (n string, _ []byte, local bool) {
 	if !hasSpacedLetters(n) {
 		return n, b, true
 	}
-	return collapseSpaced(n), b, false
+	return joinSpaced(n), b, false
 }
 
 // appendLowerPlain writes s lower-cased to dst[:len(s)] (grown as needed)
@@ -328,6 +328,12 @@ func collapseSpaced(s string) string {
 	if !hasSpacedLetters(s) {
 		return s
 	}
+	return joinSpaced(s)
+}
+
+// joinSpaced is collapseSpaced for a text hasSpacedLetters already found
+// the shape in.
+func joinSpaced(s string) string {
 	if spacedLetterRun(s) {
 		s = spacedRE.ReplaceAllStringFunc(s, func(m string) string { return strings.ReplaceAll(m, " ", "") })
 	}
