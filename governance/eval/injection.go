@@ -99,6 +99,10 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, eleventh held-out set (40: direct overrides, goal hijacks, prompt leaking, role-play and two-mode jailbreaks, fake admin and developer messages, instructions in e-mails, hidden page text, reviews, tickets, tool results, code comments, calendar events and résumés, base64, leetspeak and reversed text, 12 in other languages incl. 4 German; written before stop 24, scored once before and once after it)", lines(attacksHeldOut11), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
+	third, err := ThirdPartyInjection(embedded)
+	if err != nil {
+		return nil, err
+	}
 	long := Table{Category: "Prompt injection in 8 KB documents (tool outputs)"}
 	for si, s := range sets {
 		if !s.Examples[0].Attack {
@@ -126,7 +130,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 	long.Notes = []string{
 		fmt.Sprintf("A text over %d bytes is scored window by window, and in focus windows where it holds attack evidence (docs/governance.md). Documents: consecutive texts of one source joined by blank lines and cut at 8 KB; no training set or corpus line comes from them. An attack is inserted after the sentence nearest the middle of a HaluEval document (attack i in document i mod %d).", injection.Window, len(hosts.halueval)),
 	}
-	return []Table{in, cv, benign, beyond, long}, nil
+	return []Table{in, cv, benign, beyond, third, long}, nil
 }
 
 // docs8K are benign 8 KB documents built from datasets the injection model
