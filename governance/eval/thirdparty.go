@@ -26,8 +26,9 @@ type thirdPartyRow struct {
 	NearTrain bool   `json:"near_train"`
 }
 
-func thirdPartyInjection() ([]thirdPartyRow, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(thirdPartyInjectionGz))
+// thirdPartyInjection decodes gz, the gzipped JSON lines of extract.py.
+func thirdPartyInjection(gz []byte) ([]thirdPartyRow, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, fmt.Errorf("open third-party injection sets: %w", err)
 	}
@@ -39,8 +40,8 @@ func thirdPartyInjection() ([]thirdPartyRow, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("third-party injection row %d: %w", len(rows)+1, err)
 		}
-		if r.Label != "attack" && r.Label != "benign" || r.Split != "development" && r.Split != "heldout" {
-			return nil, fmt.Errorf("third-party injection row %d: label %q, split %q", len(rows)+1, r.Label, r.Split)
+		if r.Label != "attack" && r.Label != "benign" || r.Split != "development" && r.Split != "heldout" || r.Set == "" || r.Text == "" {
+			return nil, fmt.Errorf("third-party injection row %d: set %q, label %q, split %q, %d bytes of text", len(rows)+1, r.Set, r.Label, r.Split, len(r.Text))
 		}
 		rows = append(rows, r)
 	}
@@ -58,7 +59,7 @@ func thirdPartyInjection() ([]thirdPartyRow, error) {
 // repository has to the graders' unseen sets. Rows that nearly repeat a development text are left
 // out and counted.
 func ThirdPartyInjection(sc *injection.Scanner) ([]Table, error) {
-	rows, err := thirdPartyInjection()
+	rows, err := thirdPartyInjection(thirdPartyInjectionGz)
 	if err != nil {
 		return nil, err
 	}
