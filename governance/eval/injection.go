@@ -220,6 +220,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"ordinary requests and documents with trigger words (ignore, disregard, override, bypass, forget, reset password, developer mode, jailbreak, system prompt, act as, role-play, from now on, note to reviewers, assistant instructions), 10 in other languages, held out (project-written before stop 23's operating-point sweep, scored once after it)", benignHeldOut6},
 		{"texts with runs of single letters between punctuation: dotted acronyms, spelled-out words, paths, tables, key chords, identifiers, held out (project-written before stop 23's separated letters, scored once before and once after it)", benignHeldOut7},
 		{"risky-looking benign texts: product copy and UI strings with passwords, overrides and skips, short role-play requests, docs and questions about prompts and jailbreaks, e-mails and code comments with 'new instructions' and 'ignore', 12 in other languages incl. 4 German, held out (project-written before stop 24, scored once before and once after it)", benignHeldOut8},
+		{"forward references in instructions to people ('ignore the following instructions if you already paid', 'skip the steps below if ...'), held out (project-written in stop 25, scored once; a known false positive, not fixed: docs/governance.md)", benignForwardHeldOut},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
 	}
@@ -286,6 +287,8 @@ var (
 	benignHeldOut7 string
 	//go:embed questions/benign_heldout8.txt
 	benignHeldOut8 string
+	//go:embed questions/benign_forward_heldout.txt
+	benignForwardHeldOut string
 	//go:embed questions/benign_docs_dev.txt
 	benignDocsDev string
 	//go:embed questions/benign_docs_heldout.txt
