@@ -129,7 +129,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 40
+const FeatureVersion = 41
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -1294,11 +1294,11 @@ func setUpObject(prev [3]string) bool {
 }
 
 // wordContext is a word of blankWords' text with the three words before it
-// (nearest first) and the two after it.
+// (nearest first) and the three after it.
 type wordContext struct {
-	prev        [3]string
-	w           string
-	next, next2 string
+	prev               [3]string
+	w                  string
+	next, next2, next3 string
 }
 
 // nextWord returns the word that follows a single space at norm[j:], and
@@ -1329,14 +1329,31 @@ var (
 
 // blankNegatedVerbs returns norm with each override verb that follows a
 // negation ("do not ignore", "never disregard", "without skipping") or a
-// third person's wish ("a player who wants to bypass every rule") turned
-// into x's of the same length, and whether there was one. An override
-// found only there is advice to keep the instructions, or a story about
-// someone else, not a demand to drop them.
+// third person's wish ("a player who wants to bypass every rule"), or whose
+// object points forward ("ignore the following instructions if you already
+// paid", "skip the steps below", FeatureVersion 41), turned into x's of the
+// same length, and whether there was one. An override found only there is
+// advice to keep the instructions, a story about someone else, or a note to
+// a person about what comes next, not a demand to drop what came before.
 func blankNegatedVerbs(norm string) (string, bool) {
 	return blankWords(norm, func(c wordContext) bool {
-		return overrideVerbWords[c.w] && (negationWords[c.prev[0]] || c.prev[0] == "to" && thirdPartyWishes[c.prev[1]])
+		return overrideVerbWords[c.w] && (negationWords[c.prev[0]] || c.prev[0] == "to" && thirdPartyWishes[c.prev[1]] || forwardObject(c))
 	})
+}
+
+// forwardObject reports whether the words after c.w name what comes next:
+// a forward word ("the following", "all the next"), or a determiner and a
+// noun with "below" after them ("the instructions below").
+func forwardObject(c wordContext) bool {
+	next := [3]string{c.next, c.next2, c.next3}
+	i := 0
+	if forwardDeterminers[next[0]] {
+		i = 1
+		if next[0] == "all" && next[1] == "the" {
+			i = 2
+		}
+	}
+	return forwardWords[next[i]] || i == 1 && next[2] == "below" && next[1] != ""
 }
 
 // blankWords returns norm (its first maxFeatureBytes) with each word for
@@ -1358,8 +1375,9 @@ func blankWords(norm string, blank func(wordContext) bool) (string, bool) {
 		}
 		c.w = norm[i:j]
 		next, k := nextWord(norm, j)
-		next2, _ := nextWord(norm, k)
-		c.next, c.next2 = strings.TrimSuffix(next, "'s"), strings.TrimSuffix(next2, "'s")
+		next2, k := nextWord(norm, k)
+		next3, _ := nextWord(norm, k)
+		c.next, c.next2, c.next3 = strings.TrimSuffix(next, "'s"), strings.TrimSuffix(next2, "'s"), strings.TrimSuffix(next3, "'s")
 		if blank(c) {
 			if b == nil {
 				b = []byte(norm)
@@ -1381,8 +1399,11 @@ var (
 	negationWords = setOf("not", "never", "don't", "dont", "doesn't", "mustn't", "shouldn't", "won't", "can't", "cannot", "without")
 	// thirdPartyWishes: verbs of a third person's intent; the first and
 	// second persons ("I want you to", "you need to") do not take the -s.
-	thirdPartyWishes  = setOf("wants", "tries", "pretends", "decides", "attempts", "plans", "refuses", "hopes")
-	overrideVerbWords = setOf("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "override", "overriding", "skip", "skipping", "bypass", "bypassing", "drop", "dropping", "abandon", "abandoning", "neglect", "neglecting", "discard", "discarding")
+	thirdPartyWishes = setOf("wants", "tries", "pretends", "decides", "attempts", "plans", "refuses", "hopes")
+	// forwardWords and forwardDeterminers: forwardObject's.
+	forwardWords       = setOf("following", "below", "next", "subsequent", "attached", "enclosed")
+	forwardDeterminers = setOf("the", "these", "this", "all", "any")
+	overrideVerbWords  = setOf("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "override", "overriding", "skip", "skipping", "bypass", "bypassing", "drop", "dropping", "abandon", "abandoning", "neglect", "neglecting", "discard", "discarding")
 )
 
 func setOf(words ...string) map[string]bool {
