@@ -399,6 +399,11 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.entitySwap(answer, source, true); ok {
 		return Result{Mismatch: Contradiction, Confidence: EntitySwapConfidence, Evidence: []Evidence{e}}
 	}
+	if missing > 0 {
+		if e, ok := st.addedConjunct(answer, chat); ok {
+			return Result{Mismatch: Unsupported, Confidence: AddedConjunctConfidence, Evidence: []Evidence{e}}
+		}
+	}
 	return Result{Mismatch: None, Confidence: 1 - share}
 }
 

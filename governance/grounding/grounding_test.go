@@ -95,6 +95,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add("The capital of France is Lyon, says Marie. Ann met New Jersey Bob.", "The capital of France is Paris. Lyon is big. Ann met the New York Mets.")
 	f.Add("The landlord pays the cleaner and the tenant pays the plumber; a suboptimal plan.", "The landlord pays the plumber and the tenant pays the cleaner. An optimal plan.")
 	f.Add("Removing bias terms does not provide interpretations of the network, nor salmon.", "Bias terms do not help. These analyses provide interpretations of the network. Fish.")
+	f.Add("The budget adds staff and new computers, plus a free battery with a lack of pipes.", "The budget adds $410,000 for staff. Rep: a loan\nAnn: ok\nRep: fine")
 	f.Add("Eventually, Harry and Joyce both decline, and Tom refuses.", "Joyce: But yeah, sure. . Harry: nope . Tom: Okay’ . Tom Lee: I can’t")
 	c := New()
 	f.Fuzz(func(t *testing.T, answer, source string) {
@@ -993,6 +994,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// another value count (countOfOther reads each answer number's
 		// next two words and the source's 256 numbers as bit sets).
 		{"count", "qa 7 qb qc. ", "qa 5 qd. "},
+		// Every answer sentence joins source words to a list (addedConjunct
+		// reads at most maxConjunctMods+1 words after each coordinator).
+		{"conjunct", "qa and new qb qc and a qd. ", "qa new qb qc qd. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
