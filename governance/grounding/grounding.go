@@ -179,7 +179,7 @@ func (c *Checker) Check(answer, source string) Result {
 			}
 			continue
 		}
-		if q.word && !st.sameUnit(q, best, answer, source) {
+		if q.word && q.kind == 'n' && !st.sameUnit(q, best, answer, source) {
 			// A count in words ("the four products") the source does not
 			// state: summaries count, so only a number of the same thing
 			// ("three days" for "10 days") contradicts it.
@@ -1297,9 +1297,11 @@ func parseQuantityTol(raw string) (float64, byte, float64, bool) {
 }
 
 // count: q may be the answer's own count of things the source lists:
-// written in words, or a plain whole number below 10.
+// a plain number written in words, or a plain whole number below 10. A
+// percentage or an amount of money in words ("eighteen percent", "five
+// thousand dollars") states a figure as digits do.
 func (q *quantity) count() bool {
-	return q.word || q.kind == 'n' && q.value < 10 && q.value == math.Trunc(q.value)
+	return q.kind == 'n' && (q.word || q.value < 10 && q.value == math.Trunc(q.value))
 }
 
 // sameUnitNumber returns the first source number that counts the same

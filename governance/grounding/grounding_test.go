@@ -1282,3 +1282,29 @@ func TestNegationShared(t *testing.T) {
 	many := "We will review the plan after six weeks" + strings.Repeat(", not this, not that", maxScopedNegations) + "."
 	checkCases(t, []checkCase{{"many negations", "They will review the plan after six weeks.", many, Contradiction}})
 }
+
+// TestAmountInWords: a percentage or an amount of money written in words
+// states a figure as digits do ("eighteen percent" against "eight
+// percent"); a plain count in words is still the answer's own.
+func TestAmountInWords(t *testing.T) {
+	tests := []struct {
+		name, answer, source, want string
+	}{
+		{"percent in words", "He throws out about eighteen percent of the food he buys.", "We throw out maybe eight percent of what we buy. Mostly produce.", Numeric},
+		{"dollars in words", "People starting from zero should first aim for five thousand dollars.", "Start with a small goal, like one thousand dollars. Automate a transfer on payday.", Numeric},
+		{"faithful: words for digits", "He throws out about eight percent of the food he buys.", "We throw out maybe 8% of what we buy. Mostly produce.", None},
+		{"faithful: dollars for digits", "People starting from zero should first aim for one thousand dollars.", "Start with a small goal, like $1,000. Automate a transfer on payday.", None},
+		{"a count in words", "The shop sells four drinks: tea, coffee, cocoa and juice.", "The shop sells tea, coffee, cocoa and juice. It opened 12 years ago.", None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.want == None {
+				require.NotEqual(t, Numeric, r.Mismatch, "%+v", r)
+				return
+			}
+			require.Equal(t, tt.want, r.Mismatch, "%+v", r)
+		})
+	}
+}
