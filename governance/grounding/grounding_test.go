@@ -1291,6 +1291,7 @@ func TestAmountInWords(t *testing.T) {
 		name, answer, source, want string
 	}{
 		{"percent in words", "He throws out about eighteen percent of the food he buys.", "We throw out maybe eight percent of what we buy. Mostly produce.", Numeric},
+		{"percent in words, hedged", "Hana packs cabbage with about ten percent salt.", "HANA: It's just cabbage and salt, about two percent salt by weight.", Numeric},
 		{"dollars in words", "People starting from zero should first aim for five thousand dollars.", "Start with a small goal, like one thousand dollars. Automate a transfer on payday.", Numeric},
 		{"faithful: words for digits", "He throws out about eight percent of the food he buys.", "We throw out maybe 8% of what we buy. Mostly produce.", None},
 		{"faithful: dollars for digits", "People starting from zero should first aim for one thousand dollars.", "Start with a small goal, like $1,000. Automate a transfer on payday.", None},

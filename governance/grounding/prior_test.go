@@ -48,7 +48,7 @@ func TestCountOfOther(t *testing.T) {
 		name, answer, source, mismatch, says string
 	}{
 		{"sixteen for six", "Elena runs sixteen delivery vans and fuel is her second biggest cost.", call, Numeric, "six"},
-		{"in words, hedged", "Hana packs cabbage with about ten percent salt.", "HANA: It's just cabbage and salt, about two percent salt by weight.", Numeric, "two"},
+		{"in words, hedged", "Hana fills about ten large jars of cabbage.", "HANA: I fill about two jars of cabbage a week.", Numeric, "two"},
 		{"faithful: the source's count", "Elena runs six delivery vans and fuel is her second biggest cost.", call, None, ""},
 		{"a rate counts nothing", "The rep suggested a desk plan for a five-person team.", call, None, ""},
 	}
