@@ -221,7 +221,7 @@ func comparedNear(answer string, start, end int) bool {
 // countOfOther looks for an answer number whose value the source does not
 // have, right before a content word that a source number of another value
 // stands right before: "sixteen delivery vans" against "six vans", "about
-// ten percent salt" against "about two percent salt". The numeric check
+// ten jars" against "about two jars"; or right after one (countAfter). The numeric check
 // leaves a count in words, or a small one, to the answer (summaries count);
 // counted with the source's own word, it is the source's count changed.
 func (s *state) countOfOther(answer, source string) (Evidence, bool) {
@@ -233,6 +233,9 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 		a := tokAt(s.atoks, q.span.End)
 		if a >= len(s.atoks) {
 			continue
+		}
+		if e, ok := s.countAfter(answer, source, q); ok {
+			return e, true
 		}
 		next := [2]int32{-1, -1}
 		for k := a; k < min(a+2, len(s.atoks)); k++ {
@@ -274,6 +277,39 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 					SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
 					Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}, true
 			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// countAfter is countOfOther's other side: the answer number q, whose
+// value the source does not have, right after a content word that a
+// source number of another value and the same kind stands right after,
+// with the same words between: "group projects of six" against "group
+// projects of four".
+func (s *state) countAfter(answer, source string, q *quantity) (Evidence, bool) {
+	a := tokAt(s.atoks, q.span.Start) - 1
+	if a < 0 {
+		return Evidence{}, false
+	}
+	gap := answer[s.atoks[a].end:q.span.Start]
+	if strings.ContainsAny(gap, ",.;:!?()\n") || len(gap) > 12 {
+		return Evidence{}, false
+	}
+	compat := s.compatSet(q.kind)
+	for w, x := range compat {
+		for x != 0 {
+			j := w*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			n := &s.snums[j]
+			k := tokAt(s.stoks, n.span.Start) - 1
+			if k < 0 || s.stoks[k].id != s.atoks[a].id || n.kind != q.kind || !sameGap(gap, source[s.stoks[k].end:n.span.Start]) {
+				continue
+			}
+			sp := scan.Span{Start: n.span.Start, End: n.span.End}
+			return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+				SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
+				Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}, true
 		}
 	}
 	return Evidence{}, false

@@ -40,16 +40,20 @@ func TestPriorAsCurrent(t *testing.T) {
 }
 
 // TestCountOfOther: a number the source lacks, right before a word that a
-// source number of another value counts, is a numeric mismatch; a rate
-// ("$320 per person") or a source that has the value is not.
+// source number of another value counts, or right after a word that one
+// follows, is a numeric mismatch; a rate ("$320 per person") or a source
+// that has the value is not.
 func TestCountOfOther(t *testing.T) {
 	call := "Prospect: Yes, six vans. Fuel is our second biggest cost. Rep: For three people I'd suggest a desk plan, $320 per person per month."
+	course := "Professor: What if we do a group project, groups of four? That's 45 projects.\nLeo: That's manageable.\nProfessor: So: group projects of four, a rubric from Leo."
 	tests := []struct {
 		name, answer, source, mismatch, says string
 	}{
 		{"sixteen for six", "Elena runs sixteen delivery vans and fuel is her second biggest cost.", call, Numeric, "six"},
 		{"in words, hedged", "Hana fills about ten large jars of cabbage.", "HANA: I fill about two jars of cabbage a week.", Numeric, "two"},
 		{"faithful: the source's count", "Elena runs six delivery vans and fuel is her second biggest cost.", call, None, ""},
+		{"after the same word", "The staff chose group projects of six, with a rubric.", course, Numeric, "four"},
+		{"faithful: after the same word", "The staff chose group projects of four, with a rubric.", course, None, ""},
 		{"a rate counts nothing", "The rep suggested a desk plan for a five-person team.", call, None, ""},
 	}
 	c := New()
