@@ -282,12 +282,19 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 	return Evidence{}, false
 }
 
-// countAfter is countOfOther's other side: the answer number q, whose
-// value the source does not have, right after a content word that a
+// countAfter is countOfOther's other side: the answer's count q (in
+// words, or a small whole number, of no unit of measurement), whose value
+// the source does not have, right after a content word that a
 // source number of another value and the same kind stands right after,
 // with the same words between: "group projects of six" against "group
 // projects of four".
 func (s *state) countAfter(answer, source string, q *quantity) (Evidence, bool) {
+	if !q.count() {
+		return Evidence{}, false // other figures are the numeric check's, units converted
+	}
+	if _, _, ok := measureAfter(answer, q); ok {
+		return Evidence{}, false // "two weeks" may be the source's "14 days"
+	}
 	a := tokAt(s.atoks, q.span.Start) - 1
 	if a < 0 {
 		return Evidence{}, false
