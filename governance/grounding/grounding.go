@@ -334,6 +334,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.declinedAssent(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: AssentConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.otherSpeaker(answer, source); ok {
+		return Result{Mismatch: Contradiction, Confidence: OtherSpeakerConfidence, Evidence: []Evidence{e}}
+	}
 	threshold := c.LongThreshold
 	switch {
 	case chat:
@@ -533,6 +536,13 @@ type state struct {
 	stamp           uint32
 	sentSpans       []scan.Span
 	aspans          []scan.Span // the answer's sentences
+	// otherSpeaker's chat turns (readTurns): speakers' word ids, turns,
+	// each source token's turn, per word id the speakers it is near.
+	spkIDs    []int32
+	turns     []chatTurn
+	turnOf    []int32
+	spkCtx    []uint16
+	turnStamp uint32
 
 	lex lexState // word meaning (lexcheck.go)
 

@@ -997,6 +997,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// Every answer sentence joins source words to a list (addedConjunct
 		// reads at most maxConjunctMods+1 words after each coordinator).
 		{"conjunct", "qa and new qb qc and a qd. ", "qa new qb qc qd. "},
+		// Every answer clause names a speaker and two words other
+		// speakers' turns have one at a time (otherSpeaker visits at most
+		// maxSwapPostings source occurrences).
+		{"speaker", "Ann qa qb. ", "Bob: qa.\nCid: qb.\nAnn: qd.\n"},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
