@@ -3149,10 +3149,13 @@ func negVerb(w string) bool {
 // negPrefixes turn a word into its opposite ("unlimited", "inefficient").
 var negPrefixes = [...]string{"un", "in", "im", "il", "ir", "dis", "non"}
 
-// calendarSets: weekdays and months; "may" is a verb too often.
-var calendarSets = [2][]string{
+// calendarSets: weekdays, months, and weekdays against weekends (stop 25:
+// "open until 9 p.m. on weekends" where the source says "on weekdays");
+// "may" is a verb too often.
+var calendarSets = [...][]string{
 	strings.Fields("monday tuesday wednesday thursday friday saturday sunday"),
 	strings.Fields("january february march april june july august september october november december"),
+	strings.Fields("weekday weekdays weekend weekends"),
 }
 
 // lexicalContradiction looks at the answer words the source lacks (run

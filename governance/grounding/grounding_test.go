@@ -311,13 +311,15 @@ func TestValueInOtherUnit(t *testing.T) {
 func TestPricePointAndLexicalContradictions(t *testing.T) {
 	c := New()
 	src := "ApexConnect costs a one-time fee of $999. The monthly plan is $49.95. We offer unlimited storage. " +
-		"The meeting is on Saturday. Prices are higher this year. Our plans offer a free trial for new customers."
+		"The meeting is on Saturday. Prices are higher this year. Our plans offer a free trial for new customers. Support answers on weekdays."
 	tests := []struct{ answer, mismatch string }{
-		{"ApexConnect costs a one-time fee of $1000.", Numeric},        // a price point is not rounded
-		{"The monthly plan is about $50.", None},                       // hedged
-		{"The monthly plan is $50.", Numeric},                          // not hedged
-		{"They offer limited storage.", Contradiction},                 // negative prefix
-		{"The meeting is on Sunday.", Contradiction},                   // another weekday
+		{"ApexConnect costs a one-time fee of $1000.", Numeric}, // a price point is not rounded
+		{"The monthly plan is about $50.", None},                // hedged
+		{"The monthly plan is $50.", Numeric},                   // not hedged
+		{"They offer limited storage.", Contradiction},          // negative prefix
+		{"The meeting is on Sunday.", Contradiction},            // another weekday
+		{"Support answers on weekends.", Contradiction},         // weekends for weekdays
+		{"Support answers on weekdays.", None},
 		{"Prices are lower this year.", Contradiction},                 // antonym
 		{"Their plans start at $0, but don't offer a trial.", Numeric}, // numbers first
 		{"The plans are simple, but do not offer a free trial for customers.", Contradiction},
