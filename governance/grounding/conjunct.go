@@ -83,6 +83,9 @@ func (s *state) addedConjunct(answer string, chat bool) (Evidence, bool) {
 // lower-case) that ends the text between two content words, at most an
 // "a" or "an" after it; "" when there is none.
 func coordinatorGap(gap string) string {
+	if len(gap) < 4 {
+		return "" // most gaps: a space, or a space and an article
+	}
 	g := strings.TrimRight(gap, " ")
 	if w := lastWord(g); w == "a" || w == "an" {
 		g = strings.TrimRight(g[:len(g)-len(w)], " ")
