@@ -81,33 +81,48 @@ func (s *state) addedConjunct(answer string, chat bool) (Evidence, bool) {
 
 // coordinatorGap returns the coordinator ("and", "plus" or "with",
 // lower-case) that ends the text between two content words, at most an
-// "a" or "an" after it; "" when there is none.
+// "a" or "an" after it; "" when there is none. It reads the gap from its
+// end, byte by byte: it runs for every gap of the answer.
 func coordinatorGap(gap string) string {
-	if len(gap) < 4 {
-		return "" // most gaps: a space, or a space and an article
+	e := len(gap)
+	for e > 0 && gap[e-1] == ' ' {
+		e--
 	}
-	g := strings.TrimRight(gap, " ")
-	if w := lastWord(g); w == "a" || w == "an" {
-		g = strings.TrimRight(g[:len(g)-len(w)], " ")
+	w, b := coordWord(gap, e)
+	if w == "a" || w == "an" || w == "A" || w == "An" {
+		for b > 0 && gap[b-1] == ' ' {
+			b--
+		}
+		w, _ = coordWord(gap, b)
 	}
-	switch w := strings.ToLower(lastWord(g)); w {
-	case "and", "plus", "with":
-		return w
+	switch len(w) {
+	case 3:
+		if w[0]|0x20 == 'a' && w[1]|0x20 == 'n' && w[2]|0x20 == 'd' {
+			return "and"
+		}
+	case 4:
+		switch lw := [4]byte{w[0] | 0x20, w[1] | 0x20, w[2] | 0x20, w[3] | 0x20}; string(lw[:]) {
+		case "plus":
+			return "plus"
+		case "with":
+			return "with"
+		}
 	}
 	return ""
 }
 
-// lastWord returns the run of ASCII letters that ends g ("" when g does
-// not end with a letter).
-func lastWord(g string) string {
-	k := len(g)
+// coordWord returns the run of ASCII letters of g that ends at e, and its
+// start; "" when g[:e] does not end with a letter or the run is glued to
+// another character ("co-and").
+func coordWord(g string, e int) (string, int) {
+	k := e
 	for k > 0 && (g[k-1]|0x20 >= 'a' && g[k-1]|0x20 <= 'z') {
 		k--
 	}
-	if k > 0 && g[k-1] != ' ' && g[k-1] != '\n' && g[k-1] != '\t' {
-		return "" // "co-and": not a word of its own
+	if k == e || k > 0 && g[k-1] != ' ' && g[k-1] != '\n' && g[k-1] != '\t' {
+		return "", k
 	}
-	return g[k:]
+	return g[k:e], k
 }
 
 // verbForm: w ends as a verb's participle does ("reducing", "ruled").

@@ -3158,6 +3158,18 @@ var calendarSets = [...][]string{
 	strings.Fields("weekday weekdays weekend weekends"),
 }
 
+// calendarSetOf maps each word of calendarSets to its set: one lookup per
+// word the source lacks.
+var calendarSetOf = func() map[string]int {
+	m := map[string]int{}
+	for k, set := range calendarSets {
+		for _, w := range set {
+			m[w] = k
+		}
+	}
+	return m
+}()
+
 // lexicalContradiction looks at the answer words the source lacks (run
 // after unsupported marked them): one that is the opposite of a source
 // word by a negative prefix ("unlimited" / "limited", "incompatible" /
@@ -3202,16 +3214,11 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 		if other == "" {
 			other = s.kindSwap(w, i)
 		}
-		if other == "" {
-			for _, set := range calendarSets {
-				if !slices.Contains(set, string(w)) {
-					continue
-				}
-				for _, c := range set {
-					if s.sourceHas([]byte(c)) {
-						other = c
-						break
-					}
+		if k, ok := calendarSetOf[string(w)]; other == "" && ok {
+			for _, c := range calendarSets[k] {
+				if s.sourceHas([]byte(c)) {
+					other = c
+					break
 				}
 			}
 		}
