@@ -45,12 +45,12 @@ func TestAddedConjunct(t *testing.T) {
 	}
 }
 
-// TestAddedConjunctFlood: every answer sentence joins words to a list,
-// each a source word; each coordinator reads at most maxConjunctMods+1
-// words after it, so the check ends (no test of time) with no finding of
-// its own.
+// TestAddedConjunctFlood: every answer sentence has a word the source
+// lacks (so the check runs to its end) and joins words to a list, none a
+// noun the source lacks; each coordinator reads at most maxConjunctMods+1
+// words after it, so the check ends (no test of time) with no finding.
 func TestAddedConjunctFlood(t *testing.T) {
-	answer := strings.Repeat("qa and new qb qc qd and a qe. ", maxAnswerBytes/30)
+	answer := strings.Repeat("qa and new qb qz and a qe. ", maxAnswerBytes/27)
 	source := strings.Repeat("qa new qb qc qd qe. ", maxSourceBytes/20)
 	r := New().Check(answer, source)
 	require.Equal(t, None, r.Mismatch, "%+v", r.Evidence)

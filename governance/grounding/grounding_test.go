@@ -996,9 +996,10 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// another value count (countOfOther reads each answer number's
 		// next two words and the source's 256 numbers as bit sets).
 		{"count", "qa 7 qb qc. ", "qa 5 qd. "},
-		// Every answer sentence joins source words to a list (addedConjunct
+		// Every answer sentence has a word the source lacks and joins
+		// words to a list, none a noun the source lacks (addedConjunct
 		// reads at most maxConjunctMods+1 words after each coordinator).
-		{"conjunct", "qa and new qb qc and a qd. ", "qa new qb qc qd. "},
+		{"conjunct", "qa and new qb qz and a qd. ", "qa new qb qc qd. "},
 		// Every answer clause names a speaker and two words other
 		// speakers' turns have one at a time (otherSpeaker visits at most
 		// maxSwapPostings source occurrences).
