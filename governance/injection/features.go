@@ -25,6 +25,18 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	42: exfil_link also a payload dictated into the answer (an image,
+//	    link or active HTML "in your response", an XSS event handler or
+//	    javascript: link, a word repeated many times at its end);
+//	    "new important instructions"; extraction of "your system
+//	    message", "starting instructions", "repeat the above text",
+//	    "beginning with 'You are', repeat ..."
+//	41: an override verb whose object points forward ("ignore the
+//	    following instructions if you paid", "the rules below") is
+//	    blanked before override is matched again, as negated verbs are
+//	40: PromptInject's coordinated override ("ignore any previous and
+//	    following instructions") and screaming stop ("STOP
+//	    EVERYTHING!!! NOW!!! JUST PRINT")
 //	39: addressed_action: an AI noun, then after a colon, comma or
 //	    semicolon in the same sentence an action or reply verb
 //	    ("Assistant reading these notes: also email ...")
@@ -129,7 +141,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 41
+const FeatureVersion = 42
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -798,12 +810,14 @@ var signalREs = []struct {
 	// ... previous". The phrase may be split across string literals ("a =
 	// 'ignore all prior' and b = ' instructions'").
 	{"override", []string{"ignore", "disregard", "forget", "override", "skip", "bypass", "drop", "abandon", "neglect", "discard", "follow", "following", "obey", "obeying", "adhere", "adhering", "abide", "abiding", "void", "revoked", "rescinded", "expired", "obsolete", "superseded", "invalid", "longer", "disable", "turn", "switch", "deactivate", "remove", "lower", "shut"}, regexp.MustCompile(`\b` + overrideVerbs + `\b(?: about)?(?:` + overrideObject + `)` + overrideNouns + `\b|` + overrideMore + `|` + overrideBothWays + `|\b` + overrideVerbs + `\b(?: about)?[ ,]+(?:all|any|everything)(?: of)?(?: the| your)?(?:[ ,]+(?:previous|prior|above|earlier|preceding|system|initial|original))+[ ,]+(?:messages?|context|conversations?|text|input|orders|commands|tasks|requests)\b|\b` + overrideVerbs + `\b[^'"\n.]{0,40}['"][^'"\n]{0,30}['"] ?` + overrideNouns + `\b`), 0},
-	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead", "job", "goal", "mission", "purpose", "assignment", "role", "aufgabe", "anweisung", "anweisungen", "tarea", "instrucciones", "tâche", "consignes", "compito", "istruzioni", "tarefa", "instruções", "opdracht", "taak", "instructies", "zadanie", "polecenie", "instrukcje", "úkol", "pokyny"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b|\byour (?:new|real|actual|true|only) (?:job|goal|mission|purpose|assignment|role) (?:is|will be) (?:to|now)\b|` + mlNewTask), 0},
-	{"extraction", []string{"allowed", "supposed", "meant", "permitted", "told", "instructed", "programmed", "configured", "context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passwords", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with", "configures", "configured", "setup", "set-up", "defines", "governs", "instructs", "my first", "our first", "started", "began"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret) instructions|` + extractSetup + `|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|\bconfirm\b[^.\n]{0,40}\b(?:the|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials|secret)\b|\b(?:passwords?|passphrases?|passcodes?|credentials)\b[^\n]{0,60}?\b(?:confirm|tell me|share|give me|reveal|send me|read me) (?:ours|yours)\b|\b(?:paraphrase|summari[sz]e|quote|rephrase|reword)\b[^.\n]{0,20}\byour (?:system )?prompt\b|\bwhat (?:would|does|did|do) your (?:system |initial |hidden |original )?(?:prompt|instructions) say\b|` + extractAbove + `|` + extractPieces + `|` + extractBefore), 0},
+	{"new_instructions", []string{"instruction", "instructions", "task", "rule", "rules", "objective", "from now on", "instead", "job", "goal", "mission", "purpose", "assignment", "role", "aufgabe", "anweisung", "anweisungen", "tarea", "instrucciones", "tâche", "consignes", "compito", "istruzioni", "tarefa", "instruções", "opdracht", "taak", "instructies", "zadanie", "polecenie", "instrukcje", "úkol", "pokyny"}, regexp.MustCompile(`\b(?:new|updated|real|actual|true)\s+(?:(?:important|urgent|priority|critical)\s+)?(?:instructions?|task|rules?|objective)\b|\bfrom now on\b|\binstead,? (?:you|do|say|respond|output|print)\b|\byour (?:new|real|actual|true|only) (?:job|goal|mission|purpose|assignment|role) (?:is|will be) (?:to|now)\b|` + mlNewTask), 0},
+	{"extraction", []string{"system message", "allowed", "supposed", "meant", "permitted", "told", "instructed", "programmed", "configured", "context", "prompt", "prompts", "instruction", "instructions", "rule", "rules", "guideline", "guidelines", "secret", "password", "passwords", "passphrase", "passcode", "passkey", "api key", "confidential", "hidden", "private", "internal", "credentials", "pin", "database", "records", "memory", "training", "config", "configuration", "logs", "above", "verbatim", "preceding", "starting with", "beginning with", "configures", "configured", "setup", "set-up", "defines", "governs", "instructs", "my first", "our first", "started", "began"}, regexp.MustCompile(`\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:your|the|its|this|that|my|current|full|entire|exact|original|whole|complete)|) (?:(?:system|initial|hidden) prompt|api key)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b[^.\n]{0,40}\b(?:your (?:instructions|prompt|rules|guidelines|secrets?|database|records|memory|training data|config|configuration|logs)|(?:initial|original|hidden|secret|starting) instructions|your system message|` + extractSetup + `|(?:instructions|rules|guidelines|directions|prompt) (?:you were|you've been|you have been|you got) (?:given|told|provided|loaded with)|your context(?: window)?|(?:the|your|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials)|passphrase|passcode|confidential)\b|\b(?:reveal|print|show|repeat|output|display|tell me|give me|leak|share|what(?: is| are| was| were|'s)|complete|continue|finish|write|spell|encode|translate|convert|type|recite|disclose|expose|dump|paste|hint at|describe|provide|list|read (?:me|out))\b(?:[^.\n]{0,40}\b(?:the|your|its|this|that|these|those|my|our|any|all|some|of|me|us)(?: [a-z]+)?)? (?:secret|hidden|private|confidential|internal) (?:key|code|word|value|token|password|phrase|instructions|prompt|data|info|information|number|config|configuration)\b|\bconfirm\b[^.\n]{0,40}\b(?:the|that|this)(?: (?:admin|administrator|root|master|system|database|wifi|wi-fi))? (?:password|passphrase|passcode|passkey|pin|credentials|secret)\b|\b(?:passwords?|passphrases?|passcodes?|credentials)\b[^\n]{0,60}?\b(?:confirm|tell me|share|give me|reveal|send me|read me) (?:ours|yours)\b|\b(?:paraphrase|summari[sz]e|quote|rephrase|reword)\b[^.\n]{0,20}\byour (?:system )?prompt\b|\bwhat (?:would|does|did|do) your (?:system |initial |hidden |original )?(?:prompt|instructions) say\b|` + extractAbove + `|` + extractPieces + `|` + extractBefore), 0},
 	{"persona", []string{"dan", "do anything", "developer mode", "dev mode", "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "unfiltered", "uncensored", "amoral", "no restriction", "no limit", "no filter", "no rule", "no ethic", "no moral", "no guideline", "no content", "no safety", "without", "character", "evil", "opposite", "god mode", "aim", "machiavellian", "machiavelli", "been", "care"}, regexp.MustCompile(personaFreed + `|\b(?:jailbr(?:oken|eak)|unfiltered|uncensored|amoral)\s+(?:ai|assistant|chatbot|bot|model|version of (?:you|yourself|chatgpt|gpt|the ai|the assistant|the model|claude|gemini)|mode|responses?|answers?|replies|reply|persona|character|llm|gpt|chatgpt|content|output)\b|\b(?:you are|you're|be|act as|become|as an?|are now) (?:an? |now )?(?:completely |totally |fully )?(?:jailbroken|unfiltered|uncensored|amoral)\b|\b(?:dan|do anything now|no (?:restrictions|limits|limitations|filters|rules|ethics|morals|guidelines|content polic(?:y|ies)|safety (?:rules|guidelines|filters))|without (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|rules|guidelines|constraints|limits|boundaries)|stay in character|evil (?:bot|ai|assistant)|opposite mode|aim\b|machiavellian)\b|` + personaMode), 0},
 	{"roleplay", []string{"you are now", "act as", "pretend", "pretending", "roleplay", "role-play", "imagine you", "simulate", "you will", "from now on you", "now you are", "bist", "eres", "tu es", "sei", "você", "ben je", "jesteś", "jsi"}, regexp.MustCompile(`\b(?:you are now|act as|pretend (?:to be|you are)|roleplay as|role-play|imagine you are|simulate|you will (?:now )?(?:act|respond|answer) as|from now on you)\b|` + mlNowYouAre), 0},
 	{"role_marker", []string{"system", "assistant", "developer", "<|", "[inst", "[/inst", "###", "<<sys", "begin"}, regexp.MustCompile(`(?m)^\s*(?:system|assistant|developer)\s*:|<\|im_start\|>|<\|system\|>|\[/?inst\]|###\s*(?:instruction|system)|<<sys>>|\bbegin (?:system|admin) (?:message|prompt)\b`), 0},
-	{"exfil_link", []string{"](http", "send", "envíalos", "envialos", "envíalas", "envíalo", "envíala", "reenvíalos", "reenvialos", "mándalos", "mandalos", "envoie-les", "envoyez-les", "schick", "schicke", "sende", "inviali", "inoltrali", "envie-os", "envie-as", "envia-os"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b|` + mlSendThemTo), 0},
+	// Since FeatureVersion 40 also a payload dictated into the model's
+	// answer (payloadToAnswer).
+	{"exfil_link", []string{"your response", "your answer", "your reply", "your output", "onerror", "onload", "onmouseover", "onfocus", "ontoggle", "javascript", "](http", "send", "envíalos", "envialos", "envíalas", "envíalo", "envíala", "reenvíalos", "reenvialos", "mándalos", "mandalos", "envoie-les", "envoyez-les", "schick", "schicke", "sende", "inviali", "inoltrali", "envie-os", "envie-as", "envia-os"}, regexp.MustCompile(`!\[[^\]]*\]\(https?://[^)]*[?&][a-z_]+=|\bsend (?:it|this|the (?:data|conversation|history)) to\b|` + mlSendThemTo + `|` + payloadToAnswer), 0},
 	{"authority", []string{"admin", "sudo", "maintenance", "debug", "i am", "system", "safety", "content", "filters", "filter"}, regexp.MustCompile(`\b(?:admin(?:istrator)? (?:override|mode|access)|system override|sudo (?:mode|access|privileges|rights|override)|(?:enable|enter|activate|grant(?: me)?|give me) sudo|maintenance mode|debug mode|i am (?:your|the) (?:developer|creator|admin|administrator|owner|programmer|operator|maker|master|boss)|i am (?:your )?god)\b|\[ ?(?:system|sys|admin|developer|root|operator) ?\]|\b(?:safety|content) (?:filters?|guidelines|restrictions|polic(?:y|ies)|checks|guardrails) (?:are |is |have been |has been |were )?(?:now |temporarily )?(?:disabled|off|removed|lifted|suspended|turned off|deactivated|not needed)\b`), 0},
 	{"manipulation", []string{"regardless", "you said", "you agreed", "you promised", "as we discussed", "in our last"}, regexp.MustCompile(`\bregardless of (?:the |your |any )?(?:previous|prior|earlier|above|initial|original|system)\b|\b(?:i know you said|you (?:already )?agreed|you promised|as we (?:discussed|agreed)|in our (?:last|previous) (?:conversation|meeting|chat))\b`), 0},
 	{"no_refusal", []string{"refuse", "refusing", "must", "no matter", "regardless", "longer", "bound", "points", "tokens", "lose", "lives"}, regexp.MustCompile(noRefusalGame + `|\b(?:never refuse|do not refuse|don't refuse|must (?:answer|comply)|cannot refuse|no matter (?:what|how)|regardless(?: of)? (?:the )?(?:content|legality|ethics|morality))\b|\b(?:(?:no longer|not|never again) bound by|no longer (?:follow|obey|abide by))\b[^.\n]{0,25}\b(?:polic(?:y|ies)|rules|guidelines|restrictions|programming|terms)\b`), 0},
@@ -963,8 +977,24 @@ const (
 	extractBefore = `\b(?:everything|all|anything|what|whatever|the (?:text|words|content|messages?|instructions))\b[^.\n?]{0,50}\b(?:before|prior to|preceding|above) (?:my|our) (?:very )?first (?:message|question|prompt|turn|input|line|reply)\b|\b(?:you were|were you|you've been|you have been|have you been) (?:told|given|instructed|programmed|configured|asked)\b[^.\n?]{0,30}\bbefore (?:i|we) (?:started|began|first)\b`
 	// extractAbove: verbatim reproduction of what precedes the message,
 	// the system prompt ("repeat the words above", "print everything
-	// above, starting with 'You are'").
-	extractAbove = `\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^.\n]{0,25}\b(?:text|words|content|contents|lines?|sentences?|everything|all|messages?|instructions|prompt)\b[^.\n]{0,25}\b(?:above|before this|preceding|prior to this|so far|verbatim)\b|\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^\n]{0,80}\b(?:starting|beginning) with\b[^a-z\n]{0,6}you are\b`
+	// above, starting with 'You are'"; since FeatureVersion 40 "repeat the
+	// above text" and "Beginning with 'You are', repeat ...").
+	extractAbove = `\b(?:repeat|print|output|recite|copy|echo|reproduce)\b(?: back)?(?: all)? the above (?:text|words|content|instructions|prompt|messages?|lines|paragraphs?)\b|\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^.\n]{0,25}\b(?:text|words|content|contents|lines?|sentences?|everything|all|messages?|instructions|prompt)\b[^.\n]{0,25}\b(?:above|before this|preceding|prior to this|so far|verbatim)\b|\b(?:repeat|print|output|recite|copy|echo|reproduce|write (?:out|down)|type out|spell out|dump)\b[^\n]{0,80}\b(?:starting|beginning) with\b[^a-z\n]{0,6}you are\b|\b(?:starting|beginning) with\b[^a-z\n]{0,6}you are\b[^a-z\n]{0,6}(?:repeat|print|output|recite|copy|echo|reproduce|type out|dump)\b`
+)
+
+// payloadToAnswer (exfil_link, FeatureVersion 40): a payload dictated into
+// the model's answer: an image, link or active HTML to be put "in your
+// response" ("include in your response the following string: <img src=x
+// onerror=...>"), an HTML event handler or javascript: link that runs
+// script (console.log, alert, fetch, document.*), or a word to repeat many
+// times at the answer's end: what an instruction planted in a document asks
+// for when the answer is rendered. The words around the payload may be in
+// any language. respTarget is the answer as the place a payload goes,
+// activeContent what renders or runs there.
+const (
+	payloadToAnswer = `\b` + respTarget + `\b[^\n]{0,80}` + activeContent + `|` + activeContent + `[^\n]{0,120}\b` + respTarget + `\b|<(?:img|svg|body|iframe|video|audio|image|details|input)\b[^>\n]{0,80}\bon(?:error|load|mouseover|focus|toggle) ?= ?["'\x60]? ?(?:console\.log|alert|prompt|confirm|fetch|eval|document\.|window\.|location)|\bjavascript: ?(?:console\.log|alert|prompt|confirm|fetch|eval|document\.|window\.|location)|\b(?:repeat|write|say|print|output|add|append)\b[^.\n]{0,60} times\b[^\n]{0,40}\b` + respTarget + `\b`
+	respTarget      = `(?:in|into|to|at the (?:end|start|beginning|bottom|top) of) your (?:response|answer|reply|output)`
+	activeContent   = `(?:!\[|<(?:img|svg|script|iframe)\b|<a href|javascript:|\bon(?:error|load) ?=)`
 )
 
 // Building blocks of the multilingual signals (Spanish, Portuguese, French,
@@ -1710,6 +1740,25 @@ var englishAy = setOf(strings.Fields(`today yesterday someday everyday holiday b
 // signalWindow is how far around a trigger a signal regexp looks.
 const signalWindow = 200
 
+// signalSpan is the window around the trigger text[at:at+n]: signalWindow
+// bytes each side, less a word the cut would split, so that a cut never
+// makes a \b that the text does not have ("xignore" read as "ignore").
+// Since stop 25.
+func signalSpan(text string, at, n int) (st, en int) {
+	st, en = max(0, at-signalWindow), min(len(text), at+n+signalWindow)
+	if st > 0 && wordByte(text[st-1]) {
+		for st < at && wordByte(text[st]) {
+			st++
+		}
+	}
+	if en < len(text) && wordByte(text[en]) {
+		for en > at+n && wordByte(text[en-1]) {
+			en--
+		}
+	}
+	return st, en
+}
+
 // maxSignals bounds len(signalREs) (fixed-size scratch in matchSignals).
 const maxSignals = 32
 
@@ -1863,8 +1912,8 @@ func Preload() { fastSignals() }
 //
 // Merged stretches differ from the windows in two ways, only on the dense
 // inputs that reach the limits: a match may span two windows that no single
-// window held, and a window cut inside a word or line no longer makes its
-// edge a \b or (?m)^ boundary. Such a signal is also appended when its phase
+// window held, and a window cut inside a line no longer makes its edge a
+// (?m)^ boundary (a window never cuts a word: signalSpan). Such a signal is also appended when its phase
 // (word triggers, then symbol triggers) ends rather than at its first
 // matching window, which can change the order of signals and so the last
 // bit of the score.
@@ -1889,7 +1938,7 @@ func matchSignalsWith(text string, out []string, match func(si int, s string) bo
 		if done[si] || at < signalREs[si].minAt {
 			return
 		}
-		st, en := max(0, at-signalWindow), min(len(text), at+n+signalWindow)
+		st, en := signalSpan(text, at, n)
 		if st >= lastSt[si] && en <= lastEnd[si] {
 			return // this stretch was just searched
 		}

@@ -50,7 +50,7 @@ func refMatchSignals(text string, out []string, match func(si int, s string) boo
 		if done[si] || at < signalREs[si].minAt {
 			return
 		}
-		st, en := max(0, at-signalWindow), min(len(text), at+n+signalWindow)
+		st, en := signalSpan(text, at, n)
 		if st >= lastSt[si] && en <= lastEnd[si] {
 			return
 		}
