@@ -103,6 +103,7 @@ func (s *Scanner) score(text string) (float64, []string, scan.Span) {
 	// windows are scored.
 	read, budget := 0, windowSignalBudget*len(text)
 	if len(text) <= Window {
+		budget += windowSignalBase
 		p, sig := s.scoreWindow(sc, text)
 		span := scan.Span{Start: 0, End: len(text)}
 		if len(text) > FocusWindow && Evidence(sig) {
@@ -508,6 +509,19 @@ const Window = 768
 // windowSignalBudget bounds the windows' signal search of a long text
 // (see Score).
 const windowSignalBudget = 8
+
+// windowSignalBase is added to the budget of a text of at most Window
+// bytes, so that its focus windows and sentences are all read: each
+// trigger's window is read whole in every part that holds it, and a
+// 567-byte document with a payload planted in its last sentence spent 8
+// times its length on the first focus windows and never scored that
+// sentence. A short text's parts are bounded (a few focus windows, blocks
+// and sentences of at most FocusWindow bytes), so this bounds nothing a
+// flood could exploit; longer texts keep 8 times their length (a base there
+// flagged more of wildguard's long benign prompts). Stop 25: 4 KiB and
+// 16 KiB left every development row unchanged and caught 7.5 and 9.8 more
+// third-party development attacks on the mean of training seeds 1-6.
+const windowSignalBase = 16 << 10
 
 // cutAfter moves i forward past the rest of a word (at most 32 bytes, then
 // to a rune start) so blocks do not begin or end inside one.
