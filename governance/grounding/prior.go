@@ -272,10 +272,7 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 				if n.kind != q.kind || m == 0 && !sameGap(answer[q.span.End:s.atoks[a].start], source[n.span.End:s.stoks[k].start]) {
 					continue
 				}
-				sp := scan.Span{Start: n.span.Start, End: n.span.End}
-				return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
-					SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
-					Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}, true
+				return otherCount(answer, source, q, n), true
 			}
 		}
 	}
@@ -313,11 +310,17 @@ func (s *state) countAfter(answer, source string, q *quantity) (Evidence, bool) 
 			if k < 0 || s.stoks[k].id != s.atoks[a].id || n.kind != q.kind || !sameGap(gap, source[s.stoks[k].end:n.span.Start]) {
 				continue
 			}
-			sp := scan.Span{Start: n.span.Start, End: n.span.End}
-			return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
-				SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
-				Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}, true
+			return otherCount(answer, source, q, n), true
 		}
 	}
 	return Evidence{}, false
+}
+
+// otherCount is the evidence of countOfOther and countAfter: the answer's
+// count q where the source counts the same thing as n.
+func otherCount(answer, source string, q, n *quantity) Evidence {
+	sp := scan.Span{Start: n.span.Start, End: n.span.End}
+	return Evidence{AnswerSpan: q.span, AnswerText: answer[q.span.Start:q.span.End],
+		SourceSpan: &sp, SourceText: source[sp.Start:sp.End],
+		Reason: "answer says " + answer[q.span.Start:q.span.End] + " but the source says " + source[sp.Start:sp.End]}
 }
