@@ -821,7 +821,7 @@ func TestAddressedActionStop24(t *testing.T) {
 	}
 }
 
-// TestPayloadToAnswerStop25: since FeatureVersion 40 exfil_link also holds
+// TestPayloadToAnswerStop25: since FeatureVersion 42 exfil_link also holds
 // a payload dictated into the model's answer (an image, link or active
 // HTML "in your response", an HTML event handler or javascript: link that
 // runs script, a word to repeat many times at the answer's end), with the
