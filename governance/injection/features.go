@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	43: task_switch re-checked with negated, third-party and forward
+//	    drop verbs blanked ("the narrator pretends to forget
+//	    everything"); "forget the last/first/previous" only with an
+//	    instruction-like object ("forget the last recipe" is no switch)
 //	42: exfil_link also a payload dictated into the answer (an image,
 //	    link or active HTML "in your response", an XSS event handler or
 //	    javascript: link, a word repeated many times at its end);
@@ -142,7 +146,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 42
+const FeatureVersion = 43
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -849,7 +853,7 @@ var signalREs = []struct {
 	// date", "users in your database").
 	{"user_data_probe", []string{"user", "users", "user's", "birth", "birthday", "birthdate", "date", "email", "e-mail", "address", "phone", "residence", "ssn", "social", "bank", "password", "initials"}, regexp.MustCompile(`\b(?:the|this|that|other|another|previous|different) users?(?:'s)?\b[^.\n?]{0,60}\b(?:live|lives|home address|address|birth ?(?:day|date|year)|born|password|bank|balance|account number|phone number|email address|location|salary|social security|ssn|credit card|initials|(?:full |real |first |last |maiden )?name|city|residence|whereabouts|favou?rite (?:colou?r|food|song|movie|film|book|animal|number|place|team)|birth ?month|age|nationality|religion)\b|\bwhere (?:does|do) (?:the )?users? live\b|\busers?\b[^.\n?]{0,30}\b(?:in|of|from|stored in|on) your (?:database|db|records|system|data|files)\b|\b(?:tell me|give me|share|reveal|provide|know|what(?:'s| is| are| was)|where(?:'s| is)|find|using|confirm|disclose|send me|list)\b[^.\n?]{0,25}\b[a-z]+'s (?:current )?` + personalItem + `\b`), 0},
 	// Dropping the current task mid-message ("forget that, ...", "actually ... instead").
-	{"task_switch", []string{"forget", "never", "nevermind", "scratch", "change of plan", "stop", "actually", "instead", "regardless", "attention", "achtung", "atención", "atencion", "attenzione", "atenção", "uwaga", "pozor", "enough", "schluss", "genug", "basta", "assez"}, regexp.MustCompile(taskSwitchNew + `|\b(?:attention|achtung|atenci[oó]n|attenzione|aten[cç][aã]o|uwaga|pozor)\b ?[,:!-]? ?-? ?(?:stop|stopp|halt|para|pare|basta|alt)\b|\bforget (?:about )?(?:that|this|it|all (?:of )?(?:that|this)|everything|what i (?:said|asked|wrote)|the (?:above|previous|last|first))\b|\bnever ?mind (?:that|this|the above|all that|what i (?:said|asked))\b|\bscratch that\b|\bchange of plans?\b|\bstop (?:what you(?:'re| are) doing|the current task|your current task)\b|\bactually,? (?:can|could|would|will|please|just)\b[^.\n]{0,100}\binstead\b|\binstead of (?:that|this|the (?:above|previous|original|first) (?:task|request|question))\b|\bregardless of (?:the |any |all )?(?:previous|prior|earlier|above|original|other) (?:tasks?|requests?|questions?|messages?|context)\b`), 0},
+	{"task_switch", []string{"forget", "never", "nevermind", "scratch", "change of plan", "stop", "actually", "instead", "regardless", "attention", "achtung", "atención", "atencion", "attenzione", "atenção", "uwaga", "pozor", "enough", "schluss", "genug", "basta", "assez"}, regexp.MustCompile(taskSwitchNew + `|\b(?:attention|achtung|atenci[oó]n|attenzione|aten[cç][aã]o|uwaga|pozor)\b ?[,:!-]? ?-? ?(?:stop|stopp|halt|para|pare|basta|alt)\b|\bforget (?:about )?(?:that|this|it|all (?:of )?(?:that|this)|everything|what i (?:said|asked|wrote)|the above|the (?:previous|last|first) (?:(?:few|two|three|\d+) )?(?:instructions?|tasks?|prompts?|messages?|requests?|questions?|rules?|commands?|directions?|directives?|guidelines?|orders?|conversation|context|input|text|assignment|answers?|responses?|replies|reply|lines?|sentences?|paragraphs?|parts?|steps?|things?|one))\b|\bnever ?mind (?:that|this|the above|all that|what i (?:said|asked))\b|\bscratch that\b|\bchange of plans?\b|\bstop (?:what you(?:'re| are) doing|the current task|your current task)\b|\bactually,? (?:can|could|would|will|please|just)\b[^.\n]{0,100}\binstead\b|\binstead of (?:that|this|the (?:above|previous|original|first) (?:task|request|question))\b|\bregardless of (?:the |any |all )?(?:previous|prior|earlier|above|original|other) (?:tasks?|requests?|questions?|messages?|context)\b`), 0},
 	// Claimed operators and special modes ("as your creator", "entering ... mode", "<GOD MODE>").
 	{"mode_switch", []string{"mode", "as your", "as an ai", "i'm your", "i am your", "i'm actually", "i am actually", "this is the"}, regexp.MustCompile(`\b(?:enter(?:ing|s|ed)?|activat(?:e|ed|es|ing)|switch(?:ing|ed)? (?:to|into|on)|enabl(?:e|ed|ing)|engag(?:e|ed|ing)|initiat(?:e|ed|ing)|turn(?:ing|ed)? on|unlock(?:ed|ing)?|now (?:in|operating in|running in)|you are (?:now )?in|going into|put (?:you|yourself) (?:in|into))\b[^.\n]{0,40}\bmode\b|<[^<>\n]{0,30}\bmode>|\[[^\[\]\n]{0,30}\bmode\]|\bas your (?:creator|developer|maker|programmer|admin|administrator|owner|boss|supervisor|operator|trainer)\b|\bi(?:'m| am) actually (?:a|an|the|your)\b|\bi(?:'m| am) your (?:creator|developer|maker|programmer|boss|supervisor|operator|trainer|owner)\b|\bas an ai (?:developed|created|trained|built|made) by\b|\bthis is the (?:openai|anthropic|security|safety|development|engineering|admin) team\b`), 0},
 	// Bribes, threats, claimed expertise and pressure instead of a plain request.
@@ -1210,6 +1214,12 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 			out = slices.Delete(out, i, i+1)
 		}
 	}
+	if i := slices.Index(out, "task_switch"); i >= 0 {
+		// "The narrator pretends to forget everything" is a story.
+		if b, ok := blankNegatedVerbs(normText); ok && !match(taskSwitchSignal, b) {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
 	if i := slices.Index(out, "extraction"); i >= 0 {
 		// "What's the password policy?" asks about passwords in general.
 		if b, ok := blankGenericSecrets(normText); ok && !match(extractionSignal, b) {
@@ -1255,8 +1265,9 @@ func moreSignals(out []string, raw, normText string, match func(si int, s string
 	return bareTrigger(out)
 }
 
-// overrideSignal and extractionSignal are indexes in signalREs.
-var overrideSignal, extractionSignal, mlExtractionSignal = signalIndex("override"), signalIndex("extraction"), signalIndex("multilingual_extraction")
+// overrideSignal, extractionSignal, mlExtractionSignal and taskSwitchSignal
+// are indexes in signalREs.
+var overrideSignal, extractionSignal, mlExtractionSignal, taskSwitchSignal = signalIndex("override"), signalIndex("extraction"), signalIndex("multilingual_extraction"), signalIndex("task_switch")
 
 func signalIndex(name string) int {
 	for i, s := range signalREs {
