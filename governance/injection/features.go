@@ -28,7 +28,8 @@ const Dims = 1 << 17
 //	43: task_switch re-checked with negated, third-party and forward
 //	    drop verbs blanked ("the narrator pretends to forget
 //	    everything"); "forget the last/first/previous" only with an
-//	    instruction-like object ("forget the last recipe" is no switch)
+//	    instruction-like object ("forget the last recipe" is no switch);
+//	    "Let's start:" opens a task frame (task_frame)
 //	42: exfil_link also a payload dictated into the answer (an image,
 //	    link or active HTML "in your response", an XSS event handler or
 //	    javascript: link, a word repeated many times at its end);
@@ -896,7 +897,7 @@ var signalREs = []struct {
 	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored", "password", "passwords", "passcode", "passphrase", "passwort", "contraseña", "mot de passe", "senha", "wachtwoord", "hasło", "heslo", "system prompt", "system prompts", "system message"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored|password|passcode|passphrase|passwort|contraseña|mot de passe|senha|wachtwoord|hasło|heslo|system (?:prompt|message))`), 0},
 	// A task frame of everyday role-play prompts ("I will paste a text and
 	// you will ...", "my first request is ..."): input to bareTrigger.
-	{"task_frame", []string{"i will", "first"}, regexp.MustCompile(`\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
+	{"task_frame", []string{"i will", "first", "let's"}, regexp.MustCompile(`\blet's (?:start|begin)(?: with)?:|\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
 	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car|windows|linux|ubuntu|macos)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation|windows|linux|ubuntu|macos|mac)\b[^.\n?]{0,50}\bmode\b|\b(?:safe|airplane|flight|dark|light|night|recovery|sleep|hibernate|incognito|guest|compatibility|power saving|low power|battery saver|kiosk|presentation|reading|focus|offline|silent|editor|insert|visual|tablet|desktop|landscape|portrait|full ?screen|eco|sport|manual) mode\b`), 0},
 }
 
@@ -1546,8 +1547,9 @@ const BareTrigger = "bare_trigger"
 // mode_switch when nothing else is: "turn on" and "enable" are how one
 // speaks of such settings. Likewise role-play in a task frame ("act as a
 // tour guide; I will tell you my city and you will suggest ...; my first
-// request is ...") is how everyday prompts are written when nothing else
-// fires; a role-play jailbreak names what it drops or wants.
+// request is ...", "Let's start: ...") is how everyday prompts are
+// written when nothing else fires; a role-play jailbreak names what it
+// drops or wants.
 func bareTrigger(out []string) []string {
 	trig, setting, frame := slices.Contains(out, "trigger_word"), slices.Contains(out, "setting_mode"), slices.Contains(out, "task_frame")
 	if !trig && !setting && !frame {
