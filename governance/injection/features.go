@@ -1209,15 +1209,22 @@ func countedSignals(buf []byte, raw, normText string, read *int) ([]string, []by
 }
 
 func moreSignals(out []string, raw, normText string, match func(si int, s string) bool) []string {
-	if i := slices.Index(out, "override"); i >= 0 {
-		// "Please do not disregard the safety instructions" keeps them.
-		if b, ok := blankNegatedVerbs(normText); ok && !match(overrideSignal, b) {
-			out = slices.Delete(out, i, i+1)
+	// An override or a task switch found only through negated,
+	// third-party or forward-pointing drop verbs is dropped: "Please do not
+	// disregard the safety instructions" keeps them, "the narrator pretends
+	// to forget everything" is a story. The blanked text serves both.
+	var blanked string
+	blankedOK, built := false, false
+	for _, si := range [...]int{overrideSignal, taskSwitchSignal} {
+		i := slices.Index(out, signalREs[si].name)
+		if i < 0 {
+			continue
 		}
-	}
-	if i := slices.Index(out, "task_switch"); i >= 0 {
-		// "The narrator pretends to forget everything" is a story.
-		if b, ok := blankNegatedVerbs(normText); ok && !match(taskSwitchSignal, b) {
+		if !built {
+			blanked, blankedOK = blankNegatedVerbs(normText)
+			built = true
+		}
+		if blankedOK && !match(si, blanked) {
 			out = slices.Delete(out, i, i+1)
 		}
 	}
