@@ -49,6 +49,31 @@ func (r Row) BalancedAccuracy() float64 {
 	return (r.Recall() + ratio(r.TN, r.TN+r.FP)) / 2
 }
 
+// count adds one labelled example to r: positive (an attack, an
+// inconsistent summary), flagged or not.
+func count(r *Row, positive, flagged bool) {
+	switch {
+	case positive && flagged:
+		r.TP++
+	case positive:
+		r.FN++
+	case flagged:
+		r.FP++
+	default:
+		r.TN++
+	}
+}
+
+// setTarget gives a row of one set its target: recall on a set of
+// attacks, the false-positive rate on a benign one.
+func setTarget(r *Row) {
+	if r.TP+r.FN > 0 {
+		r.Target, r.Pass = "recall>=0.90", r.Recall() >= 0.90
+	} else {
+		r.Target, r.Pass = "FPR<=0.05", r.FPR() <= 0.05
+	}
+}
+
 // Table is one category's results.
 type Table struct {
 	Category string

@@ -244,19 +244,6 @@ func domainOf(id string) string {
 	return strings.Join(parts[1:len(parts)-2], "_")
 }
 
-func count(r *Row, positive, flagged bool) {
-	switch {
-	case positive && flagged:
-		r.TP++
-	case positive:
-		r.FN++
-	case flagged:
-		r.FP++
-	default:
-		r.TN++
-	}
-}
-
 // haluRow is one HaluEval QA row.
 type haluRow struct {
 	Knowledge    string `json:"knowledge"`

@@ -364,23 +364,9 @@ func injectionRows(sets []train.Set, flagged func(set, i int) bool) []Row {
 	for si, s := range sets {
 		r := Row{Label: s.Name}
 		for i, e := range s.Examples {
-			f := flagged(si, i)
-			switch {
-			case e.Attack && f:
-				r.TP++
-			case e.Attack:
-				r.FN++
-			case f:
-				r.FP++
-			default:
-				r.TN++
-			}
+			count(&r, e.Attack, flagged(si, i))
 		}
-		if r.TP+r.FN > 0 {
-			r.Target, r.Pass = "recall>=0.90", r.Recall() >= 0.90
-		} else {
-			r.Target, r.Pass = "FPR<=0.05", r.FPR() <= 0.05
-		}
+		setTarget(&r)
 		all.TP += r.TP
 		all.FN += r.FN
 		all.FP += r.FP
