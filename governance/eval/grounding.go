@@ -178,12 +178,14 @@ var (
 	// edits that change one detail of it.
 	//go:embed summedits_other/heldout4.json
 	otherHeldOut4 []byte
-	// heldout5.json and heldout6.json are built as heldout4.json is, each
-	// over 28 new documents.
+	// heldout5.json, heldout6.json and heldout7.json are built as
+	// heldout4.json is, each over 28 new documents.
 	//go:embed summedits_other/heldout5.json
 	otherHeldOut5 []byte
 	//go:embed summedits_other/heldout6.json
 	otherHeldOut6 []byte
+	//go:embed summedits_other/heldout7.json
+	otherHeldOut7 []byte
 )
 
 // otherDomains scores the checker on the project-written sets: one row per
@@ -200,7 +202,8 @@ func otherDomains(c *grounding.Checker) (Table, error) {
 		{"heldout3.json", "held out (written before stop 23, scored once before and once after each of stops 23 and 24)", otherHeldOut3},
 		{"heldout4.json", "SummEdits' construction, held out for stop 24, development since its second round", otherHeldOut4},
 		{"heldout5.json", "SummEdits' construction, held out for stop 24's second round, development since stop 25", otherHeldOut5},
-		{"heldout6.json", "held out, SummEdits' construction (written before stop 25, scored once before and once after it)", otherHeldOut6},
+		{"heldout6.json", "SummEdits' construction, held out for stop 25, development since stop 26", otherHeldOut6},
+		{"heldout7.json", "held out, SummEdits' construction (written before stop 26, scored once before and once after it)", otherHeldOut7},
 	} {
 		var rows []struct {
 			summEdit
@@ -230,7 +233,7 @@ func otherDomains(c *grounding.Checker) (Table, error) {
 		tab.Rows = append(tab.Rows, all)
 	}
 	tab.Notes = []string{
-		"Written by the project in SummEdits' format and style (governance/eval/summedits_other/): news, podcast and meeting (qmsum) transcripts, US bill texts (billsum), Shakespeare scenes, earnings-call (ectsum) and sales-call transcripts; 4 documents per domain and set, 5-6 rows each, 33-40% consistent. heldout.json was committed before any of stop 22's first-round rule changes, heldout2.json before any of its second round's, heldout3.json before any of stop 23's, heldout4.json (36-word summaries over 150-word sources, faithful variants that swap words of the seed summary, one-detail edits, as SummEdits builds its rows) before any of stop 24's, heldout5.json, built the same way, before any of stop 24's second round's and heldout6.json, built the same way, before any of stop 25's; the rows a held-out set gets wrong were never looked at (heldout.json, heldout2.json, heldout4.json and heldout5.json are development data since the round after theirs).",
+		"Written by the project in SummEdits' format and style (governance/eval/summedits_other/): news, podcast and meeting (qmsum) transcripts, US bill texts (billsum), Shakespeare scenes, earnings-call (ectsum) and sales-call transcripts; 4 documents per domain and set, 5-6 rows each, 33-40% consistent. heldout.json was committed before any of stop 22's first-round rule changes, heldout2.json before any of its second round's, heldout3.json before any of stop 23's, heldout4.json (36-word summaries over 150-word sources, faithful variants that swap words of the seed summary, one-detail edits, as SummEdits builds its rows) before any of stop 24's, heldout5.json, built the same way, before any of stop 24's second round's heldout6.json, built the same way, before any of stop 25's and heldout7.json, built the same way, before any of stop 26's; the rows a held-out set gets wrong were never looked at (heldout.json, heldout2.json, heldout4.json, heldout5.json and heldout6.json are development data since the round after theirs).",
 	}
 	return tab, nil
 }
