@@ -2733,7 +2733,7 @@ var antonymWords, antonymLists, antonymPairWords = func() (*words, [][]string, [
 		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
-		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
+		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"raise", "cut"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
 	d := &words{}
 	var lists [][]string
 	id := func(w string) int32 {
@@ -3192,10 +3192,24 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 				break
 			}
 		}
-		if len(w) < 4 {
+		if len(w) < 3 {
 			continue
 		}
 		other := ""
+		if len(w) == 3 {
+			// Three letters: only "cut" against "raise" ("cut its
+			// guidance" for "raising our guidance"); the other short pair
+			// words are adjectives a summary uses freely ("old pipes" in
+			// a source of "new" plants), prefixes and kinds misread them.
+			if string(w) != "cut" {
+				continue
+			}
+			if other = s.directOpposite(answer, w, i); other != "" {
+				return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
+					Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[t.start:t.end], other)}, true
+			}
+			continue
+		}
 		// prefixOpposite reads WordNet: once per word.
 		pref := s.lex.prefSeen[t.id] != s.lex.stamp
 		if pref {

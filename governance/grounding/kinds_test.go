@@ -108,3 +108,37 @@ func TestNegatedOpposite(t *testing.T) {
 		})
 	}
 }
+
+// TestCutRaise: "cut" against "raise" near the same words (stop 26); three
+// letters, so it is the one short pair word read. Near misses: another
+// short pair word ("old" where the source has "new"), "cut" with no word
+// near it that the source has near "raising", and "cut" the source states.
+func TestCutRaise(t *testing.T) {
+	tests := []struct {
+		name, answer, source string
+		flagged              bool
+	}{
+		{"cut for raising", "The retailer cut its full-year sales guidance after the quarter.",
+			"We are raising our full-year sales guidance to between $2.42 billion and $2.45 billion after the quarter.", true},
+		{"raise for cut", "Ms. Kaur wants to raise fuel costs across her delivery vans.",
+			"Kaur said she wants to cut fuel costs across her delivery vans this year.", true},
+		{"old for new: not read", "Crews dug up old pipes on Main Street.",
+			"Crews dug up pipes on Main Street last week. The city council later approved a new budget for parks.", false},
+		{"cut near other words", "Staff cut the ribbon at the pool on Saturday.",
+			"The mayor opened the pool on Saturday with a ribbon ceremony and a speech about the town's history and its volunteers. Separately, local parents are raising money for swimming lessons in July.", false},
+		{"cut stated", "The board cut the budget and raised fees.",
+			"The board cut the budget and raised fees for next year.", false},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if !tt.flagged {
+				// A short answer may still be unsupported: no opposite.
+				require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+				return
+			}
+			require.Equal(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
