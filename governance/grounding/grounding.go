@@ -276,6 +276,9 @@ func (c *Checker) Check(answer, source string) Result {
 	if e, ok := st.countOfOther(answer, source); ok {
 		return Result{Mismatch: Numeric, Confidence: CountConfidence, Evidence: []Evidence{e}}
 	}
+	if e, ok := st.fractionSwap(answer); ok {
+		return Result{Mismatch: Numeric, Confidence: FractionConfidence, Evidence: []Evidence{e}}
+	}
 	chat := dialogue(source)
 	st.chat, st.weak = chat, false
 	if e, ok := st.contradiction(answer, source); ok {
@@ -597,6 +600,9 @@ type state struct {
 
 	// declinedAssent's speakers with the openings of their turns.
 	replies []reply
+
+	// fractionSwap's fractions in words: the answer's, then the source's.
+	fracs []fraction
 }
 
 var statePool = sync.Pool{New: func() any {
