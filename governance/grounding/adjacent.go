@@ -131,12 +131,12 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 	budget := maxSwapPostings
 	for i := range s.atoks {
 		t := &s.atoks[i]
+		// adjSeen: the word has no antonym (read once per Check). Each
+		// occurrence is tried: "lower containerboard prices offset lower
+		// volumes" changes the second "lower" only.
 		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp {
 			continue
 		}
-		// A word is tried where it first stands: an answer repeating it
-		// mostly repeats its neighbours.
-		x.adjSeen[t.id] = x.stamp
 		// The source's words beside the same neighbour, read without the
 		// lexicon: most answer words stand where the source has them.
 		var cand [4]int32
@@ -173,6 +173,7 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 		}
 		w := lowerASCII(answer, t.start, t.end, x.word[:])
 		if w == nil || !hasAntonym(l, w, x) {
+			x.adjSeen[t.id] = x.stamp
 			continue
 		}
 		if !marked {

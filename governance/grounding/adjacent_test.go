@@ -42,6 +42,11 @@ func TestAdjacentAntonym(t *testing.T) {
 		{"darker for lighter, dark elsewhere", "She recommends a darker colour for a first sweater.", knit, Contradiction, "lighter"},
 		{"faithful: the source's word", "She recommends a lighter colour for a first sweater.", knit, None, ""},
 		{"the source phrase is negated", "He says to start with cheap binoculars for the first year.", "Don't buy expensive binoculars until you know you'll keep at it. A cheap pair is fine for the first year.", None, ""},
+		// Stop 26: every occurrence is tried, not only the word's first.
+		{"second occurrence changed", "Net sales fell 3% as lower containerboard prices offset lower volumes.",
+			"Net sales were $1.08 billion, down 3%, as lower prices for containerboard offset higher volumes.", Contradiction, "higher"},
+		{"faithful: both occurrences stated", "Net sales fell 3% as lower containerboard prices offset lower volumes.",
+			"Net sales were $1.08 billion, down 3%, as lower prices for containerboard offset lower volumes.", None, ""},
 		{"an adverb beside a verb is a particle", "About 45 million a year would go back into public transport.", "Why should we go ahead? About 45 million a year would fund public transport. Come back to it next week.", None, ""},
 	}
 	c := New()

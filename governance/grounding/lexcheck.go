@@ -177,7 +177,7 @@ type lexState struct {
 	antSeen  []uint32
 	antV     []bool
 	swapSeen []uint32
-	adjSeen  []uint32 // adjacentAntonym has tried the word (valid where it holds stamp)
+	adjSeen  []uint32 // adjacentAntonym found the word has no antonym (valid where it holds stamp)
 	// prefSeen: the word ids prefixOpposite looked at (an answer that
 	// repeats a word repeats the outcome).
 	prefSeen []uint32
