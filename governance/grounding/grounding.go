@@ -148,7 +148,7 @@ func (c *Checker) Check(answer, source string) Result {
 			has = false // "three weeks" is no "three months"
 		}
 		st.swapTo = append(st.swapTo, -1)
-		if has && (st.pairStated(i) || st.nextWordShared(answer, i)) {
+		if has && (st.pairStated(i) || st.nextWordShared(answer, i) || st.acronymBefore(answer, i)) {
 			continue // stated beside its neighbour, as the source has them
 		}
 		if has {
@@ -2203,6 +2203,77 @@ func (s *state) nextWordShared(answer string, i int) bool {
 			if j < len(s.stoks) && s.stoks[j].id == id && !breakBetween(s.source, n.span.End, s.stoks[j].start) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// acronymBefore: the answer word right before answer number i (a verb
+// such as "was" between) is an acronym of the source words right before a
+// source number of its value: "Adjusted EPS was $0.88" for "Adjusted
+// earnings per share were $0.88" (the summary's words after it, "hurt by a
+// maintenance outage", belong to a neighbouring figure of the source).
+func (s *state) acronymBefore(answer string, i int) bool {
+	q := &s.anums[i]
+	k := tokAt(s.atoks, q.span.Start) - 1
+	if k < 0 {
+		return false
+	}
+	t := &s.atoks[k]
+	acr := answer[t.start:t.end]
+	if len(acr) < 2 || len(acr) > 5 || breakBetween(answer, t.end, q.span.Start) || q.span.Start-t.end > 6 {
+		return false
+	}
+	for j := 0; j < len(acr); j++ {
+		if acr[j] < 'A' || acr[j] > 'Z' {
+			return false
+		}
+	}
+	compat := s.compatSet(q.kind)
+	in := s.anear[i].and(&compat)
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			if initialsBefore(s.source, s.snums[w*64+bits.TrailingZeros64(x)].span.Start, acr) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initialsBefore: the words of text ending before offset at, one short
+// word ("were", "of") between them and at allowed, start with the letters
+// of acr in order ("earnings per share were" for "EPS").
+func initialsBefore(text string, at int, acr string) bool {
+	for skip := 0; skip < 2; skip++ {
+		i := at
+		ok := true
+		for n := 0; n < skip+len(acr); n++ {
+			for i > 0 && (text[i-1] == ' ' || text[i-1] == '$' || text[i-1] == '-') {
+				i--
+			}
+			j := i
+			for i > 0 && asciiLetter(text[i-1]) {
+				i--
+			}
+			if i == j {
+				ok = false
+				break
+			}
+			if n < skip {
+				if j-i > 4 {
+					ok = false
+					break
+				}
+				continue
+			}
+			if text[i]|0x20 != acr[len(acr)-1-(n-skip)]|0x20 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
 		}
 	}
 	return false
