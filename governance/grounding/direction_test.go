@@ -65,3 +65,35 @@ func TestDirectionBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestBeforeStatedNumber: an opposite of a source word right before an
+// answer number the source states is read with that number, not against
+// the source's word about something else (stop 26; heldout6_ectsum_3_1 of
+// governance/eval/summedits_other, development: "revenue increased 21%"
+// for "up 21%", the source's "reduced" is retail customers' seats). Near
+// misses: a word between the opposite and the number (read as before: the
+// rule's edge, still a false finding), and a number the source states
+// with the other direction.
+func TestBeforeStatedNumber(t *testing.T) {
+	src := "Operator: Good afternoon and welcome to Castlegate Security's second quarter fiscal 2025 earnings call.\nOwen Marsh, CEO: Thank you. Total revenue was $184 million, up 21% year over year. Subscription revenue, which is now 87% of the total, grew 26%. We added 410 enterprise customers, bringing the total to 6,900.\nNet revenue retention was 118%, slightly below last quarter's 121% as some customers in retail reduced seats.\nLena Voss, CFO: Operating margin was 14%, up from 9% a year ago. Free cash flow was $38 million. For the full year we now expect revenue of $740 million to $750 million, up from our previous range of $725 million to $740 million.\nOwen Marsh, CEO: Our new cloud email product reached 500 customers in its first quarter."
+	ans := "Castlegate Security's second-quarter revenue increased 21% to $184 million, with subscription revenue up 26%, and it added 410 enterprise customers. Net revenue retention eased to 118%, and it raised its full-year revenue outlook."
+	tests := []struct {
+		name, answer string
+		flagged      bool
+	}{
+		{"change word before a stated number", ans, false},
+		{"a word between: read as before", strings.Replace(ans, "increased 21% to $184 million", "increased to $184 million, up 21%", 1), true},
+		{"the number with the other direction", strings.Replace(ans, "increased 21%", "fell 21%", 1), true},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, src)
+			if tt.flagged {
+				require.Equal(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+				return
+			}
+			require.Equal(t, None, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}

@@ -2279,6 +2279,26 @@ func initialsBefore(text string, at int, acr string) bool {
 	return false
 }
 
+// beforeStatedNumber: answer token t stands right before an answer number
+// whose value the source states ("revenue increased 21%" where the source
+// says "up 21%"): a change word with its number is read where the source
+// states the number (directionFlip ran before, on every such pair), not
+// against an opposite the source uses of something else ("customers
+// reduced seats").
+func (s *state) beforeStatedNumber(t *tok) bool {
+	for k := range s.anums {
+		q := &s.anums[k]
+		if q.span.Start < t.end {
+			continue
+		}
+		if q.span.Start-t.end > 2 {
+			return false
+		}
+		return s.hasValue(q, &s.anear[k])
+	}
+	return false
+}
+
 // pairGap bounds the bytes between two numbers read as a pair ("from
 // $100,000 to $250,000", "$2.91, compared with $2.77").
 const pairGap = 40
@@ -2751,7 +2771,7 @@ func helpBut(s string, i int) bool {
 // same polarity as the answer's (samePolarity); "" when there is none.
 func (s *state) directOpposite(answer string, w []byte, i int) string {
 	sw := stemBytes(w)
-	if !pairForm(w, sw) {
+	if !pairForm(w, sw) || s.beforeStatedNumber(&s.atoks[i]) {
 		return ""
 	}
 	for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {

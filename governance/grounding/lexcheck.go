@@ -479,7 +479,7 @@ func (s *state) lexAntonym(answer, source string) (Evidence, bool) {
 				x.antSeen[t.id] = x.stamp
 				x.antV[t.id] = s.antonymInSource(l, w)
 			}
-			if !x.antV[t.id] {
+			if !x.antV[t.id] || s.beforeStatedNumber(t) {
 				continue // the usual case: no antonym of the word in the source
 			}
 			if lv := s.lexSupported(l, answer, t); lv == lexSynonym || lv == lexDerivation {
