@@ -134,7 +134,7 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 		// adjSeen: the word has no antonym (read once per Check). Each
 		// occurrence is tried: "lower containerboard prices offset lower
 		// volumes" changes the second "lower" only.
-		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp {
+		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp || s.beforeStatedNumber(t) {
 			continue
 		}
 		// The source's words beside the same neighbour, read without the

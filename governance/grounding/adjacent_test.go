@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,4 +58,21 @@ func TestAdjacentAntonym(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAdjacentBeforeStatedNumber: a word right before an answer number the
+// source states is read with that number, not beside the source's
+// opposite of another figure (stop 26; heldout6_ectsum_1_1 of
+// governance/eval/summedits_other, development: "hardgoods sales fell 4%"
+// beside the source's "Net sales rose 7%", its "fell 4%" elsewhere). Near
+// miss: the same word before a value the source does not state is still
+// read (here as a number).
+func TestAdjacentBeforeStatedNumber(t *testing.T) {
+	src := "Operator: Good morning and welcome to Pawline Pet Supply's third quarter 2024 earnings call.\nRachel Imoto, CEO: Thank you. Net sales rose 7% to $612 million, driven by our consumables business, which grew 11%. Comparable store sales increased 3.2%. Sales of hardgoods such as beds and toys fell 4% as customers held back on discretionary purchases.\nOur veterinary clinics continued to grow. We opened 14 new clinics in the quarter and now operate 186.\nMartin Kowal, CFO: Gross margin was 38.9%, up 60 basis points, helped by lower freight costs. Earnings per share were $0.41, compared with $0.36 a year ago. We are raising our full-year sales guidance to between $2.42 billion and $2.45 billion.\nRachel Imoto, CEO: We also launched our own-brand cat food in all stores in September."
+	ans := "Pawline's third-quarter net sales climbed 7% to $612 million on 11% consumables growth, while hardgoods sales fell 4%. It opened 14 vet clinics, earnings per share were $0.41, and it lifted full-year sales guidance."
+	c := New()
+	r := c.Check(ans, src)
+	require.Equal(t, None, r.Mismatch, "%+v", r.Evidence)
+	r = c.Check(strings.Replace(ans, "sales fell 4%", "sales fell 9%", 1), src)
+	require.NotEqual(t, None, r.Mismatch, "%+v", r.Evidence)
 }
