@@ -150,3 +150,30 @@ func TestMisplacedOpposite(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderFlipOneSided: "before" for "after" (or the reverse) before the
+// same word, where the source's connective has nothing before it in its
+// clause (stop 26; heldout6_podcast_4_4 of governance/eval/summedits_other,
+// development). Near misses: the source has the answer's connective
+// before that word too, "after" for the source's "during", another word
+// after the connective.
+func TestOrderFlipOneSided(t *testing.T) {
+	src := "HOST: When was it built? IRIS: In 1858, after two ships were wrecked on the reef. It's 28 metres tall."
+	tests := []struct {
+		name, answer, source, mismatch string
+	}{
+		{"before for after", "The lighthouse was built in 1858 before two wrecks on the reef.", src, Contradiction},
+		{"faithful after", "The lighthouse was built in 1858 after two wrecks on the reef.", src, None},
+		{"the source has both", "The lighthouse was built in 1858 before two wrecks on the reef.",
+			src + " Long before wrecks were recorded, fishermen feared the reef.", None},
+		{"after for during", "The ferry was taken out of service after an inspection found a fault.",
+			"The ferry was withdrawn on Thursday. During an inspection, engineers found a fault.", None},
+		{"another word after it", "The lighthouse was built in 1858 before the storms.", src, None},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requireOneContradiction(t, c, tt.answer, tt.source, tt.mismatch, OrderConfidence)
+		})
+	}
+}

@@ -174,6 +174,13 @@ func (s *state) indexOrder(source, ls string) map[orderKey]int {
 	eachOrderWord(ls, func(k, i, j int) {
 		sb := ctxIDs(s.stoks, source, i, j, -1, b1[:0])
 		sa := ctxIDs(s.stoks, source, i, j, 1, a1[:0])
+		for _, y := range sa {
+			// The connective with what follows it alone (anyBefore):
+			// orderFlip's one-sided reading.
+			if _, ok := idx[orderKey{uint8(k), anyBefore, y}]; !ok {
+				idx[orderKey{uint8(k), anyBefore, y}] = i
+			}
+		}
 		for _, x := range sb {
 			for _, y := range sa {
 				if _, ok := idx[orderKey{uint8(k), x, y}]; !ok {
@@ -184,6 +191,16 @@ func (s *state) indexOrder(source, ls string) map[orderKey]int {
 	})
 	return idx
 }
+
+// anyBefore stands for any word before a connective in indexOrder's keys;
+// anyOne is it as firstPair's before words.
+const anyBefore = -1
+
+var anyOne = [1]int32{anyBefore}
+
+// orderDuring is the index in orderWords of "during", after "before" and
+// "after", each the other's first opposite.
+const orderDuring = 2
 
 // orderIndex returns the index of the word w in orderWords.
 func orderIndex(w string) uint8 {
@@ -255,6 +272,21 @@ func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 					return orderEvidence(answer, source, at, ow.w, st, opp,
 						fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
 				}
+			}
+			// One-sided, for the order words of events: the source has the
+			// opposite before the same word and never the answer's ("built
+			// in 1858 before two wrecks" where the source says "In 1858,
+			// after two ships were wrecked": a comma leaves its "after"
+			// nothing before it in its clause).
+			// "during" neither way: "after an inspection found" for
+			// "during an inspection" is the same order.
+			if oi >= orderDuring || firstPair(idx, uint8(oi), anyOne[:], after, false) >= 0 {
+				continue
+			}
+			opp := ow.opp[0]
+			if st := firstPair(idx, orderIndex(opp), anyOne[:], after, false); st >= 0 {
+				return orderEvidence(answer, source, at, ow.w, st, opp,
+					fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
 			}
 		}
 	}
