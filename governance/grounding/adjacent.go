@@ -134,7 +134,7 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 		// adjSeen: the word has no antonym (read once per Check). Each
 		// occurrence is tried: "lower containerboard prices offset lower
 		// volumes" changes the second "lower" only.
-		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp || s.beforeStatedNumber(t) {
+		if t.name || t.upper && !sentenceStart(answer, t.start) || x.adjSeen[t.id] == x.stamp {
 			continue
 		}
 		// The source's words beside the same neighbour, read without the
@@ -175,6 +175,9 @@ func (s *state) adjacentAntonym(answer, source string) (Evidence, bool) {
 		if w == nil || !hasAntonym(l, w, x) {
 			x.adjSeen[t.id] = x.stamp
 			continue
+		}
+		if s.beforeStatedNumber(t) {
+			continue // read with its number ("hardgoods sales fell 4%")
 		}
 		if !marked {
 			marked = true

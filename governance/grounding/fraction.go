@@ -53,57 +53,86 @@ var numerators = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 
 // ("the first half of the year"), not an amount.
 var periodHalf = map[string]bool{"first": true, "second": true, "other": true, "back": true, "latter": true, "former": true}
 
-// fractions appends the fractions in words of the lower-cased text lt:
-// "half" ("half an hour", "cut by half"; not "the first half", nor the
-// "and a half" of a mixed number), a count before a plural denominator
-// ("two thirds", "three quarters"), and "a" or "one" before a singular one
-// followed by "of" or a clause end ("a fifth of the food", "about a
-// fifth."): "a third party", "the third quarter" are ordinals. One pass
-// over the text's words.
+// fractionWords are the words fractionAt reads, for runShape: answers are
+// searched among the letter runs of those shapes only.
+var fractionWords = []string{"half", "halves", "third", "thirds", "quarter", "quarters", "fifth", "fifths",
+	"sixth", "sixths", "seventh", "sevenths", "eighth", "eighths", "ninth", "ninths", "tenth", "tenths"}
+
+// fractions appends the fractions in words of the lower-cased text lt, one
+// pass over its words (fractionAt).
 func fractions(lt string, out []fraction) []fraction {
-	var prev2, prev string
-	prevStart := 0
-	i := 0
-	for i < len(lt) {
-		for i < len(lt) && !asciiLetter(lt[i]) {
-			if lt[i] >= 0x80 || isDigit(lt[i]) {
-				prev2, prev = prev, "" // a number or a non-ASCII word between
-			}
+	for i := 0; i < len(lt); {
+		if !asciiLetter(lt[i]) {
 			i++
+			continue
 		}
-		j := i
+		j := i + 1
 		for j < len(lt) && asciiLetter(lt[j]) {
 			j++
 		}
-		if j == i {
-			break
-		}
-		w := lt[i:j]
-		if j < len(lt) && lt[j] == '-' {
-			// A compound ("half-time", "third-quarter"): no fraction.
-			prev2, prev, prevStart = prev, "", i
-			i = j + 1
-			continue
-		}
-		switch d := denominator(w); {
-		case w == "half" || w == "halves":
-			if !periodHalf[prev] && !(prev == "a" && prev2 == "and") {
-				out = append(out, fraction{1, 2, i, j, false})
+		if (i == 0 || lt[i-1] < 0x80) && (j == len(lt) || lt[j] < 0x80) {
+			if f, ok := fractionAt(lt, i, j); ok {
+				out = append(out, f)
 			}
-		case d > 0:
-			n, isNum := numerators[prev]
-			if !isNum {
-				break
-			}
-			if plural := w[len(w)-1] == 's'; plural != (n > 1) {
-				break
-			}
-			out = append(out, fraction{n, d, prevStart, j, n == 1 && !fractionEnd(lt, j)})
 		}
-		prev2, prev, prevStart = prev, w, i
 		i = j
 	}
 	return out
+}
+
+// fractionAt reads the word lt[i:j] of the lower-cased text lt as a
+// fraction: "half" ("half an hour", "cut by half"; not "the first half",
+// nor the "and a half" of a mixed number), a count before a plural
+// denominator ("two thirds", "three quarters"), and "a" or "one" before a
+// singular one ("a fifth of the food", "about a fifth."; loose unless "of"
+// or a clause end follows: "a third party" is an ordinal, "the third
+// quarter" no fraction at all). A hyphen after it makes a compound
+// ("half-time", "third-quarter"), no fraction.
+func fractionAt(lt string, i, j int) (fraction, bool) {
+	w := lt[i:j]
+	if j < len(lt) && lt[j] == '-' {
+		return fraction{}, false
+	}
+	half := w == "half" || w == "halves"
+	d := 0
+	if !half {
+		if d = denominator(w); d == 0 {
+			return fraction{}, false
+		}
+	}
+	p0, p1 := prevLetters(lt, i)
+	prev := lt[p0:p1]
+	if half {
+		if periodHalf[prev] {
+			return fraction{}, false
+		}
+		if q0, q1 := prevLetters(lt, p0); prev == "a" && lt[q0:q1] == "and" {
+			return fraction{}, false
+		}
+		return fraction{1, 2, i, j, false}, true
+	}
+	n, ok := numerators[prev]
+	if !ok || (w[len(w)-1] == 's') != (n > 1) {
+		return fraction{}, false
+	}
+	return fraction{n, d, p0, j, n == 1 && !fractionEnd(lt, j)}, true
+}
+
+// prevLetters returns the bounds of the word of letters right before offset
+// i of lt (spaces between only), empty when there is none.
+func prevLetters(lt string, i int) (int, int) {
+	j := i
+	for j > 0 && lt[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && asciiLetter(lt[k-1]) {
+		k--
+	}
+	if k > 0 && lt[k-1] >= 0x80 {
+		return j, j
+	}
+	return k, j
 }
 
 // fractionEnd: the singular fraction word ending at j is followed by "of"
@@ -131,38 +160,35 @@ func fractionEnd(lt string, j int) bool {
 // are no other fraction ("a third party").
 func (s *state) fractionSwap(answer string) (Evidence, bool) {
 	la := s.lowerAnswer(answer)
-	s.fracs = fractions(la, s.fracs[:0])
+	runs := s.answerRuns(answer)
+	s.fracs = s.fracs[:0]
+	for r := 0; r+1 < len(runs); r += 2 {
+		if f, ok := fractionAt(la, int(runs[r]), int(runs[r+1])); ok {
+			s.fracs = append(s.fracs, f)
+		}
+	}
 	na := len(s.fracs)
 	if na == 0 {
 		return Evidence{}, false
 	}
 	s.fracs = fractions(s.lowerSource(), s.fracs)
 	src := s.fracs[na:]
-	if len(src) == 0 {
-		return Evidence{}, false
-	}
+	// The source's values in lowest terms, so each answer fraction is one
+	// lookup, however many the source has.
+	var stated [10][11]bool
 	other := -1
 	for k, f := range src {
-		if !f.loose {
+		n, d := lowest(f.num, f.den)
+		stated[n][d] = true
+		if other < 0 && !f.loose {
 			other = k
-			break
 		}
 	}
 	if other < 0 {
 		return Evidence{}, false
 	}
 	for _, a := range s.fracs[:na] {
-		if a.loose {
-			continue
-		}
-		stated := false
-		for _, f := range src {
-			if f.num*a.den == a.num*f.den {
-				stated = true
-				break
-			}
-		}
-		if stated {
+		if n, d := lowest(a.num, a.den); a.loose || stated[n][d] {
 			continue
 		}
 		f := src[other]
@@ -171,4 +197,14 @@ func (s *state) fractionSwap(answer string) (Evidence, bool) {
 			Reason: "answer says " + answer[a.start:a.end] + " but the source says " + s.source[f.start:f.end]}, true
 	}
 	return Evidence{}, false
+}
+
+// lowest returns num/den in lowest terms (num <= 9, den <= 10).
+func lowest(num, den int) (int, int) {
+	for g := num; g > 1; g-- {
+		if num%g == 0 && den%g == 0 {
+			return num / g, den / g
+		}
+	}
+	return num, den
 }

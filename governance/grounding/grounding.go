@@ -2286,17 +2286,12 @@ func initialsBefore(text string, at int, acr string) bool {
 // against an opposite the source uses of something else ("customers
 // reduced seats").
 func (s *state) beforeStatedNumber(t *tok) bool {
-	for k := range s.anums {
-		q := &s.anums[k]
-		if q.span.Start < t.end {
-			continue
-		}
-		if q.span.Start-t.end > 2 {
-			return false
-		}
-		return s.hasValue(q, &s.anear[k])
+	// The answer's numbers are in text order: the first at or after t.
+	k, _ := slices.BinarySearchFunc(s.anums, t.end, func(q quantity, at int) int { return q.span.Start - at })
+	if k == len(s.anums) || s.anums[k].span.Start-t.end > 2 {
+		return false
 	}
-	return false
+	return s.hasValue(&s.anums[k], &s.anear[k])
 }
 
 // pairGap bounds the bytes between two numbers read as a pair ("from

@@ -1004,6 +1004,16 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// speakers' turns have one at a time (otherSpeaker visits at most
 		// maxSwapPostings source occurrences).
 		{"speaker", "Ann qa qb. ", "Bob: qa.\nCid: qb.\nAnn: qd.\n"},
+		// Stop 26: fractions in words the source states (fractionSwap: the
+		// source's values a table, each answer fraction one lookup); "before"
+		// with a word after it that the source has after "before" too
+		// (orderFlip's one-sided reading, one index lookup per word); every
+		// answer number after a capitalised word, 256 source numbers of its
+		// value after other words (acronymBefore reads a few words before
+		// each).
+		{"fraction", "a third of qa and half the qb. ", "a third of qa. half the qc. "},
+		{"order-one-sided", "qa, before qb qc. ", "qd, before qb qe. after qf qg. "},
+		{"acronym-number", "qa QB was 5 qc. ", "qa qb were 5 qd. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

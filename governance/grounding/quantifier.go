@@ -117,11 +117,11 @@ func answerQuants(text string, runs []int32, toks []tok, out []quant) []quant {
 }
 
 // answerRuns returns the answer's runs of ASCII letters (each a whole run:
-// no ASCII letter either side) that may be a quantifier word (quantKind)
-// or a connective (eachOrderWord): of a length, first letter and last
-// letter (lowered) that one of them has (runShape), as [start, end)
-// offsets (two entries each), in text order. Made in one pass on first
-// use in a Check, for both.
+// no ASCII letter either side) that may be a quantifier word (quantKind),
+// a connective (eachOrderWord) or a fraction word (fractionAt): of a
+// length, first letter and last letter (lowered) that one of them has
+// (runShape), as [start, end) offsets (two entries each), in text order.
+// Made in one pass on first use in a Check, for all three.
 func (s *state) answerRuns(answer string) []int32 {
 	if s.arunsOK {
 		return s.aruns
@@ -149,8 +149,8 @@ func (s *state) answerRuns(answer string) []int32 {
 }
 
 // runShape has bit n set, for the first byte ([0]) and the last byte
-// ([1]) of each quantifier word and each connective of n bytes, lowered:
-// a run must match both to be looked up.
+// ([1]) of each quantifier word, connective and fraction word of n bytes,
+// lowered: a run must match both to be looked up.
 var runShape = func() (t [2][256]uint16) {
 	add := func(w string) {
 		for k, c := range [2]byte{w[0], w[len(w)-1]} {
@@ -162,6 +162,9 @@ var runShape = func() (t [2][256]uint16) {
 	}
 	for _, ow := range orderWords {
 		add(ow.w)
+	}
+	for _, w := range fractionWords {
+		add(w)
 	}
 	return t
 }()
