@@ -310,6 +310,9 @@ func (c *Checker) Check(answer, source string) Result {
 			return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 		}
 	}
+	if e, ok := st.monthMay(answer); ok {
+		return Result{Mismatch: Contradiction, Confidence: 0.7, Evidence: []Evidence{e}}
+	}
 	if e, ok := st.comparativeFlip(answer, source); ok {
 		return Result{Mismatch: Contradiction, Confidence: AntonymConfidence, Evidence: []Evidence{e}}
 	}
@@ -3250,6 +3253,50 @@ var calendarSets = [...][]string{
 	strings.Fields("weekday weekdays weekend weekends"),
 }
 
+// calendarMonths is the index of the months in calendarSets.
+const calendarMonths = 1
+
+// calendarOther returns the first word of calendar set k the source has,
+// "" when it has none.
+func (s *state) calendarOther(k int) string {
+	for _, c := range calendarSets[k] {
+		if s.sourceHas([]byte(c)) {
+			return c
+		}
+	}
+	return ""
+}
+
+// monthMay: the answer's "May" inside a sentence ("return in May"), a
+// month (a stop word, so lexicalContradiction never sees it), where the
+// source names other months and never "May" inside a sentence.
+func (s *state) monthMay(answer string) (Evidence, bool) {
+	at := capitalMay(answer)
+	if at < 0 || capitalMay(s.source) >= 0 {
+		return Evidence{}, false
+	}
+	if other := s.calendarOther(calendarMonths); other != "" {
+		return Evidence{AnswerSpan: scan.Span{Start: at, End: at + 3}, AnswerText: answer[at : at+3],
+			Reason: fmt.Sprintf("the answer says %q where the source says %q", "May", other)}, true
+	}
+	return Evidence{}, false
+}
+
+// capitalMay returns the offset of the first whole word "May" of text that
+// does not open a sentence, -1 when there is none.
+func capitalMay(text string) int {
+	for i := 0; ; i++ {
+		k := strings.Index(text[i:], "May")
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if (i == 0 || !isWordByte(text[i-1])) && (i+3 == len(text) || !isWordByte(text[i+3])) && !sentenceStart(text, i) {
+			return i
+		}
+	}
+}
+
 // calendarSetOf maps each word of calendarSets to its set: one lookup per
 // word the source lacks.
 var calendarSetOf = func() map[string]int {
@@ -3321,12 +3368,7 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			other = s.kindSwap(w, i)
 		}
 		if k, ok := calendarSetOf[string(w)]; other == "" && ok {
-			for _, c := range calendarSets[k] {
-				if s.sourceHas([]byte(c)) {
-					other = c
-					break
-				}
-			}
+			other = s.calendarOther(k)
 		}
 		if other != "" {
 			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],

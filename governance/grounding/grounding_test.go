@@ -1014,6 +1014,9 @@ func BenchmarkCheckFlood(b *testing.B) {
 		{"fraction", "a third of qa and half the qb. ", "a third of qa. half the qc. "},
 		{"order-one-sided", "qa, before qb qc. ", "qd, before qb qe. after qf qg. "},
 		{"acronym-number", "qa QB was 5 qc. ", "qa qb were 5 qd. "},
+		// "Mayor" everywhere, never the month (monthMay: one pass over each
+		// text, a match rejected in place).
+		{"month-may", "the Mayor met qa. ", "the Mayor met qb in March. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
