@@ -2828,7 +2828,7 @@ var antonymWords, antonymLists, antonymPairWords = func() (*words, [][]string, [
 		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
-		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"raise", "cut"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
+		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"raise", "cut"}, {"good", "poor"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
 	d := &words{}
 	var lists [][]string
 	id := func(w string) int32 {

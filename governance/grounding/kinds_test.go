@@ -66,6 +66,9 @@ func TestDirectionPairs(t *testing.T) {
 			"Bees from the two hives compete for the same flowers in spring, the survey shows.", `"compete"`},
 		{"compete / collaborate", "The two startups compete on battery design, the founders told reporters.",
 			"The two startups collaborate on battery design, the founders told reporters.", `"collaborate"`},
+		// Stop 26: "good" against "poor" (WordNet pairs "poor" with "rich").
+		{"good / poor", "States must publish repair plans for bridges in good condition.",
+			"For each bridge rated in poor condition, the State shall also publish any planned repair.", `"poor"`},
 		{"increase / reduce", "Our scheduler aims to increase idle time on every line and cut waste.",
 			"Our scheduler is built for reducing idle time on every line and cutting waste.", `"reduc`},
 	}
