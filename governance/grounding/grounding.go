@@ -2282,6 +2282,25 @@ func initialsBefore(text string, at int, acr string) bool {
 	return false
 }
 
+// verbUse: the word ending at offset i of text is followed by a
+// preposition or particle, so a verb ("paid for by a grant", "paid off"),
+// not the adjective of a pair ("a paid inspection" against "free").
+func verbUse(text string, i int) bool {
+	j := i
+	for j < len(text) && text[j] == ' ' {
+		j++
+	}
+	k := j
+	for k < len(text) && asciiLetter(text[k]) {
+		k++
+	}
+	switch strings.ToLower(text[j:k]) {
+	case "for", "by", "to", "off", "out", "back", "in", "on", "up", "with", "at", "from", "":
+		return true
+	}
+	return false
+}
+
 // beforeStatedNumber: answer token t stands right before an answer number
 // whose value the source states ("revenue increased 21%" where the source
 // says "up 21%"): a change word with its number is read where the source
@@ -2769,7 +2788,7 @@ func helpBut(s string, i int) bool {
 // same polarity as the answer's (samePolarity); "" when there is none.
 func (s *state) directOpposite(answer string, w []byte, i int) string {
 	sw := stemBytes(w)
-	if !pairForm(w, sw) || s.beforeStatedNumber(&s.atoks[i]) {
+	if !pairForm(w, sw) || s.beforeStatedNumber(&s.atoks[i]) || string(w) == "paid" && verbUse(answer, s.atoks[i].end) {
 		return ""
 	}
 	for _, ant := range antonyms(sw, fnvAdd(fnvOffset, sw)) {
@@ -2828,7 +2847,7 @@ var antonymWords, antonymLists, antonymPairWords = func() (*words, [][]string, [
 		{"wide", "narrow"}, {"thick", "thin"}, {"deep", "shallow"}, {"tall", "short"}, {"upper", "lower"}, {"north", "south"}, {"east", "west"},
 		{"larger", "smaller"}, {"supervised", "unsupervised"}, {"linear", "nonlinear"}, {"known", "unknown"}, {"explicit", "implicit"},
 		{"static", "dynamic"}, {"discrete", "continuous"}, {"dense", "sparse"}, {"stable", "unstable"}, {"outperform", "underperform"},
-		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"raise", "cut"}, {"good", "poor"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
+		{"improve", "degrade"}, {"real", "synthetic"}, {"extend", "shorten"}, {"expand", "shrink"}, {"boost", "worsen"}, {"increase", "reduce"}, {"raise", "cut"}, {"good", "poor"}, {"free", "paid"}, {"love", "dislike"}, {"like", "hate"}, {"collaboration", "competition"}, {"cooperate", "compete"}, {"collaborate", "compete"}, {"cooperative", "competitive"}}
 	d := &words{}
 	var lists [][]string
 	id := func(w string) int32 {

@@ -146,6 +146,34 @@ func TestCutRaise(t *testing.T) {
 	}
 }
 
+// TestFreePaid: "paid" against "free" before the same word (stop 26;
+// heldout4_sales_call_3_5 of governance/eval/summedits_other,
+// development); "paid" followed by a preposition is the verb ("paid for
+// by a state grant" in a source of free buses), no opposite.
+func TestFreePaid(t *testing.T) {
+	pest := "We'd start with an inspection this Thursday, free of charge, and seal the entry points we find."
+	bus := "Buses will be free for riders under 18 from September 1. A state grant covers the cost."
+	tests := []struct {
+		name, answer, source string
+		flagged              bool
+	}{
+		{"a paid inspection", "Derek offered a paid inspection this Thursday to seal the entry points.", pest, true},
+		{"paid for by", "Buses will be free for riders under 18 from September 1, paid for by a state grant.", bus, false},
+		{"faithful free", "Derek offered a free inspection this Thursday to seal the entry points.", pest, false},
+	}
+	c := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Check(tt.answer, tt.source)
+			if tt.flagged {
+				require.Equal(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+				return
+			}
+			require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+		})
+	}
+}
+
 // TestMonthMay: "May" inside a sentence is the month, though "may" is a
 // stop word (stop 26; heldout6_qmsum_1_2 of governance/eval/summedits_other,
 // development). Near misses: "May" opening a sentence, a source with
