@@ -2754,8 +2754,9 @@ func numberNo(s string, st, en int) bool {
 }
 
 // boundNo: the word s[st:en] is "not" or "no" opening a bound ("not more
-// than $50,000", "no later than 1 year", "not less than 1 gigabit"): a
-// limit on an amount or a date, which "up to $50,000" or "within a year"
+// than $50,000", "no later than 1 year", "not less than 1 gigabit", since
+// stop 26 "not older than 66 years"): a limit on an amount, a date, an age
+// or a size, which "up to $50,000", "within a year" or "aged 22 to 66"
 // restates without a negation. Bills state most limits so.
 func boundNo(s string, st, en int) bool {
 	if w := s[st:en]; !strings.EqualFold(w, "not") && !strings.EqualFold(w, "no") {
@@ -2771,7 +2772,7 @@ func boundNo(s string, st, en int) bool {
 		k++
 	}
 	switch strings.ToLower(r[:k]) {
-	case "more", "less", "fewer", "greater", "later", "earlier", "sooner":
+	case "more", "less", "fewer", "greater", "later", "earlier", "sooner", "older", "younger", "higher", "lower", "longer", "shorter", "larger", "smaller":
 		return len(r) >= k+5 && strings.EqualFold(r[k:k+5], " than")
 	}
 	return false

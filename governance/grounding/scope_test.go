@@ -152,7 +152,9 @@ func TestBoundIsNoNegation(t *testing.T) {
 		{"no fewer than: the bound word asked about", "The pilot program must run at no fewer than 10 medical centers, at least 5 of them rural.", bill, None},
 		{"a real negation stays one", "The Administrator may not award grants to small business development centers to train staff.", bill, Contradiction},
 	})
-	for w, want := range map[string]bool{"not more than 5": true, "No later than May": true, "no fewer than ten": true, "not more": false, "no longer": false, "not less, but": false, "nothing more than": false} {
+	for w, want := range map[string]bool{"not more than 5": true, "No later than May": true, "no fewer than ten": true, "not more": false, "no longer": false, "not less, but": false, "nothing more than": false,
+		// Stop 26: the other comparatives of an amount, an age or a size.
+		"not older than 66": true, "no younger than 18": true, "not higher than 1 percent": true, "not longer than 7 years": true, "no older": false} {
 		i := strings.IndexByte(w, ' ')
 		require.Equal(t, want, boundNo(w, 0, i), w)
 	}
