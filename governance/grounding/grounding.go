@@ -105,7 +105,7 @@ func (c *Checker) Check(answer, source string) Result {
 	// Source words first: answer words looked up later find them.
 	st.source = source
 	st.lsrcOK, st.lansOK, st.compoundsOK, st.srcByWord.ok, st.unitToksOK, st.caseOK, st.ansByWord.ok = false, false, false, false, false, false, false
-	st.arunsOK, st.negFirstOK = false, false
+	st.arunsOK, st.negFirstOK, st.numNegOK = false, false, false
 	if len(st.nbr) > 0 {
 		clear(st.nbr)
 		st.nbrIDs = st.nbrIDs[:0]
@@ -606,6 +606,11 @@ type state struct {
 
 	// fractionSwap's fractions in words: the answer's, then the source's.
 	fracs []fraction
+
+	// negatedNumber's reading per source number: its clause is negated
+	// (numNegOK once read in a Check).
+	numNeg   []bool
+	numNegOK bool
 }
 
 var statePool = sync.Pool{New: func() any {

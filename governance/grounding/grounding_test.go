@@ -1017,6 +1017,11 @@ func BenchmarkCheckFlood(b *testing.B) {
 		// "Mayor" everywhere, never the month (monthMay: one pass over each
 		// text, a match rejected in place).
 		{"month-may", "the Mayor met qa. ", "the Mayor met qb in March. "},
+		// Every answer sentence negates a word the source never negates,
+		// beside a number the source states 256 times in negated clauses
+		// (negatedNumber: each source number's clause read once, each
+		// answer clause's numbers found by binary search).
+		{"negated-number", "qa is not qb of 5 qc. ", "qa is not qd of 5 qc. "},
 		{"number-cycle", "aa rose 50% bb cc dd. ee rose 40% ff gg hh. ii rose 30% jj kk ll. ", "aa rose 40% bb cc dd. ee rose 30% ff gg hh. ii rose 50% jj kk ll. "},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -858,7 +859,7 @@ func (s *state) negationElsewhere(answer string, c0, c1 int) bool {
 				break
 			}
 		}
-		if !found {
+		if !found && !s.negatedNumber(answer, t.start, c1) {
 			return false
 		}
 		n++
@@ -883,4 +884,50 @@ func (s *state) negatedSomewhere(id int32) bool {
 		}
 	}
 	return int(id) < len(s.negFirst) && s.negFirst[id]
+}
+
+// negReach bounds the bytes of a clause negatedNumber reads after an
+// answer's negation, and before a source number.
+const negReach = 60
+
+// negatedNumber: a number in the answer's clause after offset from (its
+// negated words, up to negReach bytes, before the sentence end to) has a
+// value the source states in a negated clause: "is not part of a chain of
+// more than 10" for "(2) not be owned by a chain of more than 10
+// pharmacies", whose negated word is another.
+func (s *state) negatedNumber(answer string, from, to int) bool {
+	if len(s.anums) == 0 {
+		return false // and s.snums is not this Check's (indexNumbers)
+	}
+	if !s.numNegOK {
+		// Each source number's clause read once per Check.
+		s.numNegOK = true
+		s.numNeg = growBools(s.numNeg, len(s.snums))
+		for j := range s.snums {
+			n := &s.snums[j]
+			b := n.span.Start
+			for b > 0 && n.span.Start-b < negReach && !clausePunct[s.source[b-1]] {
+				b--
+			}
+			s.numNeg[j] = clauseNegated(s.source[b:n.span.Start], true)
+		}
+	}
+	end := min(to, from+negReach)
+	k, _ := slices.BinarySearchFunc(s.anums, from, func(q quantity, at int) int { return q.span.Start - at })
+	for ; k < len(s.anums); k++ {
+		q := &s.anums[k]
+		if q.span.End > end || breakBetween(answer, from, q.span.Start) {
+			return false
+		}
+		compat := s.compatSet(q.kind)
+		in := s.anear[k].and(&compat)
+		for w, x := range in {
+			for ; x != 0; x &= x - 1 {
+				if s.numNeg[w*64+bits.TrailingZeros64(x)] {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -224,3 +224,23 @@ func TestWithoutFlip(t *testing.T) {
 		})
 	}
 }
+
+// TestNegatedNumber: an answer's negation whose clause has a number the
+// source states in a negated clause is stated, though the negated words
+// differ (stop 26; heldout4_billsum_2 of governance/eval/summedits_other,
+// development). Near misses: the source's number in a clause without
+// negation, and an answer number the source does not state.
+func TestNegatedNumber(t *testing.T) {
+	neg := "(b) Eligibility.--To be eligible for a grant under this section, a pharmacy shall--\n(1) be the only pharmacy within 15 miles; and\n(2) not be owned by a chain of more than 10 pharmacies."
+	plain := "(b) Eligibility.--To be eligible for a grant under this section, a pharmacy shall--\n(1) be the only pharmacy within 15 miles; and\n(2) be owned by a chain of more than 10 pharmacies."
+	ans := "A pharmacy qualifies if it is the only one within 15 miles and is not part of a chain of more than 10."
+	c := New()
+	// The answer's new words ("qualifies", "part") may leave it
+	// unsupported: no contradiction is what is asked.
+	r := c.Check(ans, neg)
+	require.NotEqual(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+	r = c.Check(ans, plain)
+	require.Equal(t, Contradiction, r.Mismatch, "%+v", r.Evidence)
+	r = c.Check(strings.Replace(ans, "more than 10", "more than 12", 1), neg)
+	require.Equal(t, Numeric, r.Mismatch, "%+v", r.Evidence)
+}
