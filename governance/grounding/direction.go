@@ -1,8 +1,6 @@
 package grounding
 
 import (
-	"math/bits"
-
 	"github.com/governance-gateway/gateway/governance/scan"
 )
 
@@ -114,18 +112,14 @@ next:
 		in := s.anear[i].and(&compat)
 		opp := -1
 	read:
-		for w, x := range in {
-			for x != 0 {
-				j := w*64 + bits.TrailingZeros64(x)
-				x &= x - 1
-				switch s.sourceDirection(source, j) {
-				case da:
-					opp = -2 // stated with the answer's direction
-					break read
-				case -da:
-					if opp == -1 {
-						opp = j
-					}
+		for j := range in.all {
+			switch s.sourceDirection(source, j) {
+			case da:
+				opp = -2 // stated with the answer's direction
+				break read
+			case -da:
+				if opp == -1 {
+					opp = j
 				}
 			}
 		}

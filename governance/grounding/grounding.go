@@ -2087,6 +2087,18 @@ func (b *nbits) andNot(o *nbits) nbits {
 
 func (b *nbits) empty() bool { return b[0]|b[1]|b[2]|b[3] == 0 }
 
+// all yields the index of each member, in increasing order: the loop over
+// a set's members ("for j := range set.all"), inlined where it is used.
+func (b nbits) all(yield func(int) bool) {
+	for w, x := range b {
+		for ; x != 0; x &= x - 1 {
+			if !yield(w*64 + bits.TrailingZeros64(x)) {
+				return
+			}
+		}
+	}
+}
+
 // first returns the lowest member, -1 when empty.
 func (b *nbits) first() int {
 	for w, x := range b {
@@ -2159,12 +2171,10 @@ func (s *state) closeSet(q *quantity) nbits {
 func (s *state) onlyInOtherUnit(q *quantity, m measure, near *nbits) bool {
 	compat := s.compatSet(q.kind)
 	in := near.and(&compat)
-	for w, x := range in {
-		for ; x != 0; x &= x - 1 {
-			nm, _, ok := measureAfter(s.source, &s.snums[w*64+bits.TrailingZeros64(x)])
-			if !ok || nm.dim != m.dim || nm.word == m.word {
-				return false
-			}
+	for j := range in.all {
+		nm, _, ok := measureAfter(s.source, &s.snums[j])
+		if !ok || nm.dim != m.dim || nm.word == m.word {
+			return false
 		}
 	}
 	return true
@@ -2204,13 +2214,11 @@ func (s *state) nextWordShared(answer string, i int) bool {
 	id := s.atoks[k].id
 	compat := s.compatSet(q.kind)
 	in := s.anear[i].and(&compat)
-	for w, x := range in {
-		for ; x != 0; x &= x - 1 {
-			n := &s.snums[w*64+bits.TrailingZeros64(x)]
-			j := tokAt(s.stoks, n.span.End)
-			if j < len(s.stoks) && s.stoks[j].id == id && !breakBetween(s.source, n.span.End, s.stoks[j].start) {
-				return true
-			}
+	for j := range in.all {
+		n := &s.snums[j]
+		j := tokAt(s.stoks, n.span.End)
+		if j < len(s.stoks) && s.stoks[j].id == id && !breakBetween(s.source, n.span.End, s.stoks[j].start) {
+			return true
 		}
 	}
 	return false
@@ -2239,11 +2247,9 @@ func (s *state) acronymBefore(answer string, i int) bool {
 	}
 	compat := s.compatSet(q.kind)
 	in := s.anear[i].and(&compat)
-	for w, x := range in {
-		for ; x != 0; x &= x - 1 {
-			if initialsBefore(s.source, s.snums[w*64+bits.TrailingZeros64(x)].span.Start, acr) {
-				return true
-			}
+	for j := range in.all {
+		if initialsBefore(s.source, s.snums[j].span.Start, acr) {
+			return true
 		}
 	}
 	return false
@@ -2367,12 +2373,9 @@ func (s *state) pairAt(a, b int) bool {
 		}
 	}
 	hit := after.and(&next)
-	for w, x := range hit {
-		for ; x != 0; x &= x - 1 {
-			k := w*64 + bits.TrailingZeros64(x)
-			if s.snums[k].span.Start-s.snums[k-1].span.End <= pairGap {
-				return true
-			}
+	for k := range hit.all {
+		if s.snums[k].span.Start-s.snums[k-1].span.End <= pairGap {
+			return true
 		}
 	}
 	return false
@@ -2421,11 +2424,9 @@ func ordinal(text string, i int) bool {
 func (s *state) sourceOrdinal(q *quantity, near *nbits) bool {
 	compat := s.compatSet(q.kind)
 	in := near.and(&compat)
-	for w, x := range in {
-		for ; x != 0; x &= x - 1 {
-			if ordinal(s.source, s.snums[w*64+bits.TrailingZeros64(x)].span.End) {
-				return true
-			}
+	for j := range in.all {
+		if ordinal(s.source, s.snums[j].span.End) {
+			return true
 		}
 	}
 	return false
@@ -2630,13 +2631,9 @@ func (s *state) align(q *quantity, claimed *nbits) (*quantity, bool) {
 	bi := top.first()
 	best := &s.snums[bi]
 	top[bi>>6] &^= 1 << (bi & 63)
-	for w, x := range top {
-		for x != 0 {
-			i := w*64 + bits.TrailingZeros64(x)
-			x &= x - 1
-			if !closeTo(s.snums[i].value, best.value) {
-				return best, true
-			}
+	for i := range top.all {
+		if !closeTo(s.snums[i].value, best.value) {
+			return best, true
 		}
 	}
 	return best, false

@@ -1,7 +1,6 @@
 package grounding
 
 import (
-	"math/bits"
 	"strings"
 
 	"github.com/governance-gateway/gateway/governance/scan"
@@ -37,19 +36,15 @@ func (s *state) priorAsCurrent(answer, source string) (Evidence, bool) {
 		in := s.anear[i].and(&compat)
 		prior, cur := -1, -1
 	read:
-		for w, x := range in {
-			for x != 0 {
-				j := w*64 + bits.TrailingZeros64(x)
-				x &= x - 1
-				if c := s.comparedWith(source, j); c >= 0 {
-					if prior < 0 {
-						prior, cur = j, c
-					}
-					continue
+		for j := range in.all {
+			if c := s.comparedWith(source, j); c >= 0 {
+				if prior < 0 {
+					prior, cur = j, c
 				}
-				prior = -2 // stated as a figure of its own
-				break read
+				continue
 			}
+			prior = -2 // stated as a figure of its own
+			break read
 		}
 		if prior < 0 || comparedNear(answer, q.span.Start, q.span.End) {
 			continue
@@ -252,28 +247,24 @@ func (s *state) countOfOther(answer, source string) (Evidence, bool) {
 			continue
 		}
 		compat := s.compatSet(q.kind)
-		for w, x := range compat {
-			for x != 0 {
-				j := w*64 + bits.TrailingZeros64(x)
-				x &= x - 1
-				n := &s.snums[j]
-				k := tokAt(s.stoks, n.span.End)
-				if k >= len(s.stoks) || s.stoks[k].start-n.span.End > 12 || strings.ContainsAny(source[n.span.End:s.stoks[k].start], ",.;:!?()\n") {
-					continue
-				}
-				m := 0
-				if s.stoks[k].id == next[1] {
-					m = 1
-				} else if s.stoks[k].id != next[0] {
-					continue
-				}
-				// The same words between ("six vans" / "sixteen delivery
-				// vans" aside): "$320 per person" counts no persons.
-				if n.kind != q.kind || m == 0 && !sameGap(answer[q.span.End:s.atoks[a].start], source[n.span.End:s.stoks[k].start]) {
-					continue
-				}
-				return otherCount(answer, source, q, n), true
+		for j := range compat.all {
+			n := &s.snums[j]
+			k := tokAt(s.stoks, n.span.End)
+			if k >= len(s.stoks) || s.stoks[k].start-n.span.End > 12 || strings.ContainsAny(source[n.span.End:s.stoks[k].start], ",.;:!?()\n") {
+				continue
 			}
+			m := 0
+			if s.stoks[k].id == next[1] {
+				m = 1
+			} else if s.stoks[k].id != next[0] {
+				continue
+			}
+			// The same words between ("six vans" / "sixteen delivery
+			// vans" aside): "$320 per person" counts no persons.
+			if n.kind != q.kind || m == 0 && !sameGap(answer[q.span.End:s.atoks[a].start], source[n.span.End:s.stoks[k].start]) {
+				continue
+			}
+			return otherCount(answer, source, q, n), true
 		}
 	}
 	return Evidence{}, false
@@ -301,17 +292,13 @@ func (s *state) countAfter(answer, source string, q *quantity) (Evidence, bool) 
 		return Evidence{}, false
 	}
 	compat := s.compatSet(q.kind)
-	for w, x := range compat {
-		for x != 0 {
-			j := w*64 + bits.TrailingZeros64(x)
-			x &= x - 1
-			n := &s.snums[j]
-			k := tokAt(s.stoks, n.span.Start) - 1
-			if k < 0 || s.stoks[k].id != s.atoks[a].id || n.kind != q.kind || !sameGap(gap, source[s.stoks[k].end:n.span.Start]) {
-				continue
-			}
-			return otherCount(answer, source, q, n), true
+	for j := range compat.all {
+		n := &s.snums[j]
+		k := tokAt(s.stoks, n.span.Start) - 1
+		if k < 0 || s.stoks[k].id != s.atoks[a].id || n.kind != q.kind || !sameGap(gap, source[s.stoks[k].end:n.span.Start]) {
+			continue
 		}
+		return otherCount(answer, source, q, n), true
 	}
 	return Evidence{}, false
 }

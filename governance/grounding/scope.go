@@ -2,7 +2,6 @@ package grounding
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -921,11 +920,9 @@ func (s *state) negatedNumber(answer string, from, to int) bool {
 		}
 		compat := s.compatSet(q.kind)
 		in := s.anear[k].and(&compat)
-		for w, x := range in {
-			for ; x != 0; x &= x - 1 {
-				if s.numNeg[w*64+bits.TrailingZeros64(x)] {
-					return true
-				}
+		for j := range in.all {
+			if s.numNeg[j] {
+				return true
 			}
 		}
 	}
