@@ -20,7 +20,7 @@ type fraction struct {
 
 // denominator returns the denominator a word names, singular or plural
 // ("fifth", "thirds"), 0 for other words: a switch, not a map, as every
-// answer word is looked up.
+// source word is looked up when the answer has a fraction.
 func denominator(w string) int {
 	if len(w) < 5 || len(w) > 8 {
 		return 0
