@@ -97,6 +97,7 @@ func Injection(datasetsDir string) ([]Table, error) {
 		attackRow("attacks, ninth held-out set (40: direct overrides, prompt leaking, games, sandbox and hypothetical jailbreaks, fake authority, answer-in-two-parts, leetspeak, ROT13 and spaced-out obfuscation, instructions in meeting notes, READMEs, reviews, search results, calendar invites, PDFs, voicemails, tickets, wikis and tool results, 13 in other languages; written before stop 23's operating-point sweep, scored once after it)", lines(attacksHeldOut9), embedded),
 		attackRow("attacks, tenth held-out set (20: instructions with their letters separated by dots, hyphens, underscores, asterisks, slashes and bars, some in documents and one in German; written before stop 23's separated letters, scored once before and once after it)", lines(attacksHeldOut10), embedded),
 		attackRow("attacks, eleventh held-out set (40: direct overrides, goal hijacks, prompt leaking, role-play and two-mode jailbreaks, fake admin and developer messages, instructions in e-mails, hidden page text, reviews, tickets, tool results, code comments, calendar events and résumés, base64, leetspeak and reversed text, 12 in other languages incl. 4 German; written before stop 24, scored once before and once after it)", lines(attacksHeldOut11), embedded),
+		attackRow("attacks, seventh development set (30 instructions planted in documents and tool outputs with no override verb, 5 in other languages; chose stop 26's FeatureVersion 44)", lines(attacksDev7), embedded),
 		attackRow("attacks, twelfth held-out set (40 instructions planted in e-mails, résumés, pages, HTML comments, reviews, reports, tickets, tool results, invoices, calendar invites, CSV cells and code comments, addressed to the assistant, AI, model, summariser or reader agent, with no override verb, 14 in other languages; written before stop 26, scored once before and once after it)", lines(attacksHeldOut12), embedded),
 	}
 	beyond.Notes = []string{"governance/eval/questions/attacks_*.txt, one attack per line, written by the project from the attack families (not from dataset rows); the held-out file measures how far FeatureVersion 13's signals generalise (docs/governance.md, \"Attack forms beyond the development sets\")."}
@@ -212,6 +213,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"documents and tool outputs that mention assistants, bots, agents, models, notes and notices, held out (project-written before stop 21's second round, scored once after it)", benignDocsHeldOut},
 		{"documents and tool outputs in Spanish, German, French, Portuguese, Italian, Chinese, Japanese and English with instructions to human readers, assistants and AI nouns, development (project-written; chose stop 21's third round)", benignDocsDev2},
 		{"documents and tool outputs in several languages with instructions to human readers ('when you receive this e-mail, reply', 'Note to translators:'), assistants and bots, held out (project-written before stop 21's third round, scored once after it)", benignDocsHeldOut2},
+		{"benign documents with imperatives and assistant, AI, model, summary, instructions, print, respond, reply to, append in ordinary use, 5 in other languages, development (project-written; chose stop 26's FeatureVersion 44)", benignDocsDev3},
 		{"benign documents with imperatives and assistant, AI, model, summary, instructions, note to reviewers, print, respond, reply to, append in ordinary use: manuals, recipes, help-desk macros, release notes, e-mails between colleagues, READMEs, HR policies, 11 in other languages, held out (project-written before stop 26, scored once before and once after it)", benignDocsHeldOut3},
 		{"questions and requests in German, Spanish, French, Italian, Portuguese, Dutch, Polish, Czech and English, some with those languages' trigger words, benign role-play, tables and code, development (project-written; chose stop 22)", benignDev3},
 		{"long benign role-play prompts ('I want you to act as ...; I will ..., you will ...; my first request is ...'), development (project-written; chose stop 22's FeatureVersion 23)", benignRolePlayDev},
@@ -270,6 +272,8 @@ var (
 	attacksHeldOut11 string
 	//go:embed questions/attacks_heldout12.txt
 	attacksHeldOut12 string
+	//go:embed questions/attacks_dev7.txt
+	attacksDev7 string
 	//go:embed questions/benign_dev.txt
 	benignDev string
 	//go:embed questions/benign_heldout2.txt
@@ -306,6 +310,8 @@ var (
 	benignDocsHeldOut2 string
 	//go:embed questions/benign_docs_heldout3.txt
 	benignDocsHeldOut3 string
+	//go:embed questions/benign_docs_dev3.txt
+	benignDocsDev3 string
 )
 
 // benignRow counts the benign texts sc flags (FP) and passes (TN).
