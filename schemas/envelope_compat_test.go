@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -316,4 +317,43 @@ func FuzzEnvelopeMarshal(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got))
 	})
+}
+
+// TestStrStopAtEveryOffset puts each byte the string scan must stop at (or
+// must remember, for the UTF-8 check) at every offset around the scan's
+// 8-byte words, and holds DecodeStringMembers to encoding/json: the same
+// value, or a refusal where encoding/json would decode differently or fail.
+func TestStrStopAtEveryOffset(t *testing.T) {
+	specials := []struct{ name, s string }{
+		{"quote", `\"`}, {"backslash", `\\`}, {"escape n", `\n`}, {"escape u", `\u00e9`},
+		{"surrogate pair", `\ud83d\ude00`}, {"NUL", "\x00"}, {"US", "\x1f"}, {"space", " "},
+		{"DEL", "\x7f"}, {"e acute", "é"}, {"line separator", "\u2028"}, {"invalid", "\xff"},
+		{"truncated", "\xc3"}, {"0x80", "\x80"}, {"bang", "!"}, {"hash", "#"}, {"bracket", "["}, {"close bracket", "]"},
+	}
+	for _, sp := range specials {
+		t.Run(sp.name, func(t *testing.T) {
+			for pre := 0; pre <= 17; pre++ {
+				for post := 0; post <= 9; post += 3 {
+					body := []byte(`{"answer":"` + strings.Repeat("a", pre) + sp.s + strings.Repeat("b", post) + `"}`)
+					var want struct{ Answer *string }
+					wantErr := json.Unmarshal(body, &want)
+					var got *string
+					ok := DecodeStringMembers(body, func(name []byte, v *string) bool {
+						got = v
+						return string(name) == "answer"
+					})
+					if wantErr != nil {
+						require.False(t, ok, "encoding/json rejects %q, the fast path accepts it", body)
+						continue
+					}
+					if ok { // a refusal is always allowed: encoding/json decodes then
+						require.Equal(t, *want.Answer, *got, "body %q", body)
+					} else {
+						// Only invalid UTF-8, which encoding/json replaces.
+						require.False(t, utf8.ValidString(sp.s), "the fast path refused valid %q", body)
+					}
+				}
+			}
+		})
+	}
 }
