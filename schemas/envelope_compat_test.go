@@ -357,3 +357,21 @@ func TestStrStopAtEveryOffset(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendStringEveryOffset puts each byte appendString must escape (or
+// decode, if not ASCII) at every offset around its 8-byte words and holds
+// it to encoding/json's bytes.
+func TestAppendStringEveryOffset(t *testing.T) {
+	specials := []string{`"`, `\`, "<", ">", "&", "\x00", "\n", "\x1f", " ", "~", "\x7f", "é", "\u2028", "\u2029",
+		"\xff", "\xc3", "\x80", "😀", "=", "?"}
+	for _, sp := range specials {
+		for pre := 0; pre <= 17; pre++ {
+			for post := 0; post <= 9; post += 3 {
+				s := strings.Repeat("a", pre) + sp + strings.Repeat("b", post)
+				want, err := json.Marshal(s)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(AppendJSONString(nil, s)), "string %q", s)
+			}
+		}
+	}
+}

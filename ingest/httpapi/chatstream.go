@@ -530,7 +530,9 @@ func (s *Server) recordStreamError(c echo.Context, app query.App, tr schemas.Tra
 
 // usageCounted marks a trace whose tokens the gateway counted because the
 // upstream reported none.
-var usageCounted = map[string]any{"usage_source": "gateway_tokenizer"}
+var usageCounted = map[string]any{"usage_source": usageSourceCounted}
+
+const usageSourceCounted = "gateway_tokenizer"
 
 func mergeMeta(raw json.RawMessage, extra map[string]any) json.RawMessage {
 	m := map[string]any{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -183,7 +184,7 @@ func (s *Server) postVerify(c echo.Context) error {
 	if err := s.produce(c, []schemas.Envelope{env}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, verifyResponse{
+	return writeVerifyResponse(c, &verifyResponse{
 		OK: true, RequestID: tr.RequestID, Answer: dec.Answer, AnswerChanged: dec.AnswerChanged,
 		Governance: dec.Governance, MismatchType: dec.MismatchType, PolicyHits: nonNil(dec.Findings),
 		Explanation: dec.Explanation, Reasons: chatReasons(dec.Reasons), RiskScore: dec.RiskScore,
@@ -223,13 +224,26 @@ func decisionTrace(dec governance.Decision, requestID string, start, finished ti
 		Status: statusOf(dec.Governance), FinalDecision: string(dec.Governance), RiskScore: &risk,
 		PolicyHits: policyHits(dec.Findings), Prompt: dec.RecordPrompt, Answer: dec.Answer,
 	}
-	meta := map[string]any{"mismatch_type": dec.MismatchType, "answer_changed": dec.AnswerChanged,
-		"usage_source": usageCounted["usage_source"]}
-	if dec.Stage != "" {
-		meta["stage"] = dec.Stage
-	}
-	tr.Metadata, _ = json.Marshal(meta)
+	tr.Metadata = decisionMeta(dec)
 	return tr
+}
+
+// decisionMeta is json.Marshal of the map {answer_changed, mismatch_type,
+// stage (if any), usage_source} the metadata was built from before: keys
+// in sorted order, as encoding/json writes a map (TestVerifyGolden).
+func decisionMeta(dec governance.Decision) json.RawMessage {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"answer_changed":`...)
+	b = strconv.AppendBool(b, dec.AnswerChanged)
+	b = append(b, `,"mismatch_type":`...)
+	b = schemas.AppendJSONString(b, dec.MismatchType)
+	if dec.Stage != "" {
+		b = append(b, `,"stage":`...)
+		b = schemas.AppendJSONString(b, string(dec.Stage))
+	}
+	b = append(b, `,"usage_source":`...)
+	b = schemas.AppendJSONString(b, usageSourceCounted)
+	return append(b, '}')
 }
 
 // statusOf maps a governance decision to the trace status (spec 3).
