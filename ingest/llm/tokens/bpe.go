@@ -17,9 +17,22 @@ const noRank = math.MaxUint32
 type vocab struct {
 	tokens string   // every token, in rank order
 	ends   []uint32 // ends[r] is where token r ends in tokens
-	slots  []uint64 // hash>>32<<32 | rank+1; 0 is an empty slot
+	slots  []uint64 // tokens over 8 bytes: hash>>32<<32 | rank+1; 0 is an empty slot
 	seed   uint64
 	pairs  *[1 << 16]uint32 // ranks of two-byte tokens, which BPE looks up most
+	// short holds the tokens of up to 8 bytes (most words) with their
+	// bytes packed in the slot: a look-up reads one slot, not a slot, two
+	// ends and the token's bytes in three tables of megabytes.
+	short      []shortSlot
+	shortShift uint8 // 64 - log2(len(short))
+}
+
+// shortSlot is a token of 1-8 bytes: key is its bytes, little-endian and
+// zero-padded (pack); n its length, 0 in an empty slot.
+type shortSlot struct {
+	key  uint64
+	rank uint32
+	n    uint32
 }
 
 // newVocab indexes tokens, where token r ends at ends[r].
@@ -28,13 +41,34 @@ func newVocab(tokens string, ends []uint32) *vocab {
 	for i := range v.pairs {
 		v.pairs[i] = noRank
 	}
-	// At most half full, so that a probe sequence is short.
-	v.slots = make([]uint64, 1<<bits.Len(uint(2*len(ends))))
+	nShort := 0
+	for r := range uint32(len(ends)) {
+		if len(v.token(r)) <= 8 {
+			nShort++
+		}
+	}
+	// At most two thirds full, so that a probe sequence is short.
+	shortBits := bits.Len(uint(nShort + nShort/2))
+	v.short, v.shortShift = make([]shortSlot, 1<<shortBits), uint8(64-shortBits)
+	shortMask := uint64(len(v.short) - 1)
+	// At most half full.
+	v.slots = make([]uint64, 1<<bits.Len(uint(2*(len(ends)-nShort))))
 	mask := uint64(len(v.slots) - 1)
 	for r := range uint32(len(ends)) {
 		t := v.token(r)
 		if len(t) == 2 {
 			v.pairs[uint16(t[0])<<8|uint16(t[1])] = r
+		}
+		if len(t) <= 8 {
+			// In rank order, so that a probe finds the lowest rank of
+			// equal tokens first, as in slots.
+			k := pack(t)
+			i := v.shortSlot(k, len(t))
+			for v.short[i].n != 0 {
+				i = (i + 1) & shortMask
+			}
+			v.short[i] = shortSlot{key: k, rank: r, n: uint32(len(t))}
+			continue
 		}
 		h := hash(t, v.seed)
 		i := h & mask
@@ -91,10 +125,46 @@ func (v *vocab) token(r uint32) string {
 	return v.tokens[start:v.ends[r]]
 }
 
+// pack is s (1-8 bytes) as a little-endian integer, zero-padded.
+func pack(s string) uint64 {
+	switch {
+	case len(s) >= 4:
+		// The two words overlap on the same bytes at the same places.
+		return le32(s) | le32(s[len(s)-4:])<<(8*(len(s)-4))
+	case len(s) == 3:
+		return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16
+	case len(s) == 2:
+		return uint64(s[0]) | uint64(s[1])<<8
+	}
+	return uint64(s[0])
+}
+
+// shortSlot is where a probe for the packed token k of n bytes starts
+// (Fibonacci hashing: the top bits of a multiplication).
+func (v *vocab) shortSlot(k uint64, n int) uint64 {
+	return ((k ^ v.seed) + uint64(n)) * 0x9e3779b97f4a7c15 >> v.shortShift
+}
+
 // rank returns the rank of the token t, or noRank.
 func (v *vocab) rank(t string) uint32 {
 	if len(t) == 2 {
 		return v.pairs[uint16(t[0])<<8|uint16(t[1])]
+	}
+	if len(t) <= 8 {
+		if len(t) == 0 {
+			return noRank
+		}
+		k := pack(t)
+		mask := uint64(len(v.short) - 1)
+		for i := v.shortSlot(k, len(t)); ; i = (i + 1) & mask {
+			s := &v.short[i]
+			if s.n == 0 {
+				return noRank
+			}
+			if s.key == k && s.n == uint32(len(t)) {
+				return s.rank
+			}
+		}
 	}
 	h := hash(t, v.seed)
 	mask := uint64(len(v.slots) - 1)

@@ -100,7 +100,7 @@ var cl100kModels = []string{"gpt-4", "gpt-3.5", "text-embedding-3", "text-embedd
 
 var o200kModels = []string{"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "gpt-oss"}
 
-// Preload builds the o200k_base tables (about 90 ms and 13 MiB), which the
+// Preload builds the o200k_base tables (about 90 ms and 14 MiB), which the
 // first count otherwise builds: every Verify request counts, with
 // o200k_base unless its model is a cl100k_base one, and a server's first
 // request should not wait for them.

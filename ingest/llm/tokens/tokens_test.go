@@ -89,3 +89,42 @@ func benchmarkCount(b *testing.B, text string) {
 		Count("gpt-4o", text)
 	}
 }
+
+// TestRankEveryToken looks every token of both vocabularies up, in the
+// short table (1-8 bytes, packed) and the long one, and strings that are
+// no token (each token with a byte changed or added, and a byte cut off),
+// against a map of the tokens.
+func TestRankEveryToken(t *testing.T) {
+	for name, e := range map[string]*encoding{"o200k_base": o200k(), "cl100k_base": cl100k()} {
+		t.Run(name, func(t *testing.T) {
+			v := e.vocab
+			want := make(map[string]uint32, len(v.ends))
+			for r := range uint32(len(v.ends)) {
+				if _, dup := want[v.token(r)]; !dup {
+					want[v.token(r)] = r
+				}
+			}
+			check := func(s string) {
+				w, ok := want[s]
+				if !ok {
+					w = noRank
+				}
+				if got := v.rank(s); got != w {
+					t.Fatalf("rank(%q) = %d, want %d", s, got, w)
+				}
+			}
+			for r := range uint32(len(v.ends)) {
+				tok := v.token(r)
+				check(tok)
+				check(tok[:len(tok)-1])
+				check(tok + "\x00")
+				check(tok + "e")
+				b := []byte(tok)
+				b[len(b)/2] ^= 0x20
+				check(string(b))
+				b[len(b)/2] ^= 0x21
+				check(string(b))
+			}
+		})
+	}
+}
