@@ -363,7 +363,7 @@ func TestStrStopAtEveryOffset(t *testing.T) {
 // it to encoding/json's bytes.
 func TestAppendStringEveryOffset(t *testing.T) {
 	specials := []string{`"`, `\`, "<", ">", "&", "\x00", "\n", "\x1f", " ", "~", "\x7f", "é", "\u2028", "\u2029",
-		"\xff", "\xc3", "\x80", "😀", "=", "?"}
+		"\xff", "\xc3", "\x80", "😀", "=", "?", "<&>", "a\"b\\c", "é<", "<é", "\n\u2028x\x01", "中文中文中文", "€\"€"}
 	for _, sp := range specials {
 		for pre := 0; pre <= 17; pre++ {
 			for post := 0; post <= 9; post += 3 {
