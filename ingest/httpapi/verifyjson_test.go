@@ -23,7 +23,11 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/verify_golden.tx
 // TestVerifyGolden holds POST /v1/verify's exact bytes (the answer, its
 // Content-Type, and the decision's envelope on the log) to
 // testdata/verify_golden.txt, which was written by the encoding/json code
-// the hand-written encoders replaced (-update rewrites it).
+// the hand-written encoders replaced. Each response must also be what
+// encoding/json writes for the same value (decoded and encoded again), which
+// does not depend on the engine: if only the golden comparison fails, an
+// engine change moved a decision; check the diff and rewrite the file with
+// `go test ./ingest/httpapi -run TestVerifyGolden -update`.
 func TestVerifyGolden(t *testing.T) {
 	var ids atomic.Int64
 	e := newEnv(t, func(_ *Config, d *Deps) {
@@ -54,6 +58,13 @@ func TestVerifyGolden(t *testing.T) {
 		e.log.reset()
 		r := e.do("POST", "/v1/verify"+tc.query, tc.body, append([]string{"X-API-Key", app.Key}, tc.hdr...)...)
 		require.Equal(t, 200, r.Code, "%s: %s", tc.name, r.Body)
+		if tc.query == "" {
+			var v verifyResponse
+			require.NoError(t, json.Unmarshal(r.Body, &v))
+			want, err := json.Marshal(&v)
+			require.NoError(t, err)
+			require.Equal(t, string(want)+"\n", string(r.Body), "%s: the response is not encoding/json's bytes", tc.name)
+		}
 		envs := e.log.all()
 		require.Len(t, envs, 1)
 		env := envs[0]
