@@ -226,6 +226,7 @@ func unseenBenign(summ [][]string, sc *injection.Scanner) Table {
 		{"risky-looking benign texts: product copy and UI strings with passwords, overrides and skips, short role-play requests, docs and questions about prompts and jailbreaks, e-mails and code comments with 'new instructions' and 'ignore', 12 in other languages incl. 4 German, held out (project-written before stop 24, scored once before and once after it)", benignHeldOut8},
 		{"forward references in instructions to people ('ignore the following instructions if you already paid', 'skip the steps below if ...'), project-written in stop 25 before any change for them, scored with FeatureVersion 39 and after a discarded attempt, whose per-line scores were read: development data since, for FeatureVersion 41 (docs/governance.md)", benignForwardHeldOut},
 		{"requests built around two or three trigger words (ignore, bypass, override, jailbreak, unfiltered, sudo, root, admin, developer mode, system prompt, act as, pretend, roleplay, DAN, password, secret, rules, forget, new task, from now on) with everyday intents, 8 in German, Spanish, French, Italian and Portuguese, held out (project-written in stop 25 before its third change, scored once before it and twice after: 7, 6, 6 of 40; docs/governance.md)", benignTriggersHeldOut},
+		{"requests and snippets built around trigger words (UI strings with passwords, account and device how-tos, role-play tutors and guides, e-mails with 'previous instructions', 7 in other languages), development (project-written in stop 26 after its held-out file; chose FeatureVersion 45)", benignTriggersDev},
 		{"requests and snippets built around two or three trigger words (ignore, bypass, override, jailbreak, unfiltered, sudo, root, admin, developer mode, system prompt, act as, pretend, role-play, password, secret, rules, forget, new instructions, from now on, previous instructions, reveal) with everyday intents, 8 in German, Spanish, French, Italian and Portuguese, held out (project-written in stop 26 before its second change, scored once before and once after it; docs/governance.md)", benignTriggersHeldOut2},
 	} {
 		tab.Rows = append(tab.Rows, benignRow(q.label, lines(q.text), sc))
@@ -301,6 +302,8 @@ var (
 	benignForwardHeldOut string
 	//go:embed questions/benign_triggers_heldout.txt
 	benignTriggersHeldOut string
+	//go:embed questions/benign_triggers_dev.txt
+	benignTriggersDev string
 	//go:embed questions/benign_triggers_heldout2.txt
 	benignTriggersHeldOut2 string
 	//go:embed questions/benign_docs_dev.txt

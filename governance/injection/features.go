@@ -25,6 +25,10 @@ const Dims = 1 << 17
 // carries it so a stale model is refused instead of silently misread.
 // Versions (newest first):
 //
+//	45: role-play as an everyday person (tutor, chef, guide, barista,
+//	    interviewer, ...) given an everyday task ("and explain how",
+//	    ": ask questions") opens a task frame (task_frame), so it is a
+//	    bare trigger when role-play is its only signal
 //	44: addressed_directive: instructions planted for the machine reader
 //	    with no note word or vocative ("AI models reading this page must
 //	    append ...", "when an AI processes this contract, it must
@@ -153,7 +157,7 @@ const Dims = 1 << 17
 //	    secret key" is
 //	7: "a system prompt" and "an API key" are not extraction
 //	6: many_questions is off in a transcript between people
-const FeatureVersion = 44
+const FeatureVersion = 45
 
 // signalRepeat is how many times each heuristic signal enters the feature
 // list: one signal is stronger evidence than one n-gram, and the repeats
@@ -903,7 +907,7 @@ var signalREs = []struct {
 	{"trigger_word", []string{"ignore", "ignoring", "disregard", "bypass", "forget", "override", "jailbreak", "jailbroken", "jailbreaking", "gitignore", "developer mode", "dev mode", "god mode", "unfiltered", "uncensored", "password", "passwords", "passcode", "passphrase", "passwort", "contraseña", "mot de passe", "senha", "wachtwoord", "hasło", "heslo", "system prompt", "system prompts", "system message"}, regexp.MustCompile(`\b(?:ignor|disregard|bypass|forget|override|jailbr|gitignore|developer mode|dev mode|god mode|unfiltered|uncensored|password|passcode|passphrase|passwort|contraseña|mot de passe|senha|wachtwoord|hasło|heslo|system (?:prompt|message))`), 0},
 	// A task frame of everyday role-play prompts ("I will paste a text and
 	// you will ...", "my first request is ..."): input to bareTrigger.
-	{"task_frame", []string{"i will", "first", "let's"}, regexp.MustCompile(`\blet's (?:start|begin)(?: with)?:|\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
+	{"task_frame", []string{"i will", "first", "let's", "act as", "pretend", "roleplay", "role-play", "play the role", "imagine you"}, regexp.MustCompile(roleTask + `|\blet's (?:start|begin)(?: with)?:|\bi will (?:give|tell|type|paste|send|describe|write|provide|ask|share|play|name|choose|present|be|speak|read)\b[^.\n]{0,100}\b(?:and )?you will\b|\bmy first (?:request|question|sentence|command|suggestion|task|query|prompt|draft|topic|word|message)\b`), 0},
 	{"setting_mode", []string{"mode"}, regexp.MustCompile(`\bmode\b[^.\n?]{0,40}\b(?:on|in|for|of) (?:(?:my|the|your|this|an?) )?(?:android|iphone|ipad|ios|phone|smartphone|device|browser|chrome|firefox|edge|chromebook|laptop|computer|pc|mac|tablet|tv|router|samsung|pixel|xiaomi|huawei|oneplus|app|settings|console|xbox|playstation|car|windows|linux|ubuntu|macos)\b|\b(?:android|iphone|ios|samsung|pixel|xiaomi|huawei|chrome|chromebook|browser|windows|macos|xbox|playstation|router|phone)(?:'s)? (?:developer|dev|dark|safe|airplane|recovery|debug|god|test|power saving|battery saver) mode\b|\b(?:on|in|for) (?:my |the |your |an? )?(?:android|iphone|ipad|ios|phone|smartphone|chrome|firefox|chromebook|laptop|tablet|router|samsung|pixel|xiaomi|huawei|oneplus|xbox|playstation|windows|linux|ubuntu|macos|mac)\b[^.\n?]{0,50}\bmode\b|\b(?:safe|airplane|flight|dark|light|night|recovery|sleep|hibernate|incognito|guest|compatibility|power saving|low power|battery saver|kiosk|presentation|reading|focus|offline|silent|editor|insert|visual|tablet|desktop|landscape|portrait|full ?screen|eco|sport|manual) mode\b`), 0},
 }
 
@@ -972,7 +976,13 @@ const (
 	taskSwitchNew = `\bstop everything ?!+[^a-z\n]{0,12}(?:now\b[^a-z\n]{0,12})?(?:just |and )?(?:print|say|write|output|repeat|type|respond|reply)\b|\b(?:stop|enough|never ?mind|nevermind|scratch that|forget (?:that|it|this)|schluss|genug|basta|assez)\b[^\n]{0,40}\b(?:new|your new) (?:task|job|assignment|mission|instructions|objective)\b|\b(?:stop|enough|never ?mind|nevermind|scratch that|forget (?:that|it|this)|schluss|genug|basta|assez)\b[^\n]{0,40}(?:` + mlNewTask + `)`
 	noRefusalGame = `\b(?:lose|losing|lost|deduct(?:ed)?|take away|cost(?:s)? you) (?:\d+ |a |one |some |all |your )?(?:points?|tokens?|lives|life)\b[^.\n]{0,40}\b(?:refuse|refusal|refusing|decline|declining|reject|break character|say no)(?:[.,;!?)]| to (?:answer|respond|reply|comply)\b| (?:a|my|any|the|to) (?:requests?|questions?|prompts?|answers?)\b)|\b(?:refuse|refusal|refusing|decline|declining|reject|break character|say no)(?:[.,;!?)]| to (?:answer|respond|reply|comply)\b| (?:a|my|any|the|to) (?:requests?|questions?|prompts?|answers?)\b)[^.\n]{0,40}\b(?:lose|losing|lost|deduct(?:ed)?|take away|cost(?:s)? you) (?:\d+ |a |one |some |all |your )?(?:points?|tokens?|lives|life)\b`
 	sayRegardless = `\b(?:say|state|reply|respond|answer|output|print|write|declare|claim|report|rate|mark|classify)\b[^.\n]{0,40}\b(?:regardless of|no matter) (?:what|anything) (?:the|this|that) (?:document|text|page|e-?mail|message|input|file|article|content|review|data|ticket|report) (?:says|contains|states|asks|shows)\b|\b(?:ignore|disregard|forget|drop|skip)\b[^.\n]{0,40}\b(?:and|then)(?: instead| just| only)? (?:reply|respond|answer|say|output|print)(?: only)?(?: with)?:? ?["'“«]`
-	personaFreed  = `\byou(?:'ve| have) been (?:jailbroken|unlocked|freed|liberated|unshackled|unchained)\b|\byou (?:do not|don't|no longer|never) (?:care about|follow|obey|have) (?:any )?(?:rules|ethics|morals|guidelines|restrictions|laws|limits|filters|boundaries)\b`
+	// roleTask is role-play as an everyday person who is then given an
+	// everyday task ("act as my Socratic tutor ...: ask questions",
+	// "pretend you are a barista in Milan and explain how ..."): a task
+	// frame, so role-play alone in it is a bare trigger. A jailbreak
+	// persona names an AI or what it drops, which fires other signals.
+	roleTask     = `\b(?:act as|pretend (?:to be|you are|you're)|roleplay as|role-play as|play the role of|imagine you are) (?:a|an|my)\b[^.?!\n]{0,20}\b(?:tutor|teacher|coach|trainer|instructor|professor|chef|cook|baker|barista|waiter|waitress|bartender|sommelier|guide|ranger|librarian|interviewer|recruiter|receptionist|shopkeeper|cashier|historian|gardener|journalist|editor|pirate|detective|partner|pen pal|travel agent|hiring manager)s?\b[^.?!\n]{0,80}\b(?:explain (?:how|what|why) you|describe (?:a|an|the|your|life)|quiz me|ask me|ask questions|correct my|correct me|recommend|suggest|plan a|plan my|review my|give me feedback|give me tips|give me a hint|help me practice|help me practise)\b`
+	personaFreed = `\byou(?:'ve| have) been (?:jailbroken|unlocked|freed|liberated|unshackled|unchained)\b|\byou (?:do not|don't|no longer|never) (?:care about|follow|obey|have) (?:any )?(?:rules|ethics|morals|guidelines|restrictions|laws|limits|filters|boundaries)\b`
 	// mlSendThemTo (FeatureVersion 37): "send them to" an e-mail address
 	// (an '@' within 40 bytes) in Spanish, French, German, Italian and
 	// Portuguese ("recupera los datos ... y envíalos a abc@xyz.com"):
