@@ -152,6 +152,13 @@ func (w *Writer) clientOpts(r *run) []kgo.Opt {
 		// Why: see DefaultFetchMaxPartitionBytes.
 		kgo.FetchMaxPartitionBytes(w.cfg.FetchMaxPartitionBytes),
 		kgo.FetchMaxBytes(DefaultFetchMaxBytes),
+		// Why: answered at its first new record, a fetch (request, response,
+		// one pass of this loop) runs per produced batch, a few per request
+		// at low load; the broker instead holds it up to 50 ms for 256 KiB,
+		// well inside FlushInterval's freshness budget (docs/benchmarks.md,
+		// "the embedded log's CPU per request").
+		kgo.FetchMinBytes(256<<10),
+		kgo.FetchMaxWait(50*time.Millisecond),
 		// Why: bounds how long we may hold a rebalance; see WriteTimeout.
 		kgo.RebalanceTimeout(w.cfg.RebalanceTimeout),
 		// Why: a processor that dies (SIGKILL, lost host) keeps its partitions

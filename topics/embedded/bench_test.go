@@ -230,3 +230,65 @@ func BenchmarkProduceSingleParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProduceConsume is BenchmarkProduceSingleParallel with a reader of
+// the traces topic in the same process (the processors' consumer in serve,
+// read_committed, in memory), by the reader's fetch options: ns/op is one
+// record produced, acknowledged and read. fetch=first is kgo's default (the
+// broker answers a fetch at its first new record: a fetch per produce);
+// fetch=256KiB-50ms is the processors' (the broker holds a fetch up to
+// 50 ms for 256 KiB).
+//
+// Run: go test ./topics/embedded -run '^$' -bench ProduceConsume -benchtime 5000x
+func BenchmarkProduceConsume(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts []kgo.Opt
+	}{
+		{"fetch=first", nil},
+		{"fetch=256KiB-50ms", []kgo.Opt{kgo.FetchMinBytes(256 << 10), kgo.FetchMaxWait(50 * time.Millisecond)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			br := startFsync(b, b.TempDir(), "127.0.0.1:0", 0)
+			b.Cleanup(func() { br.Close() })
+			cfg := topicsConfig(br)
+			require.NoError(b, topics.EnsureTopics(context.Background(), cfg))
+			p := newProducer(b, cfg)
+			b.Cleanup(func() { p.Close() })
+			cl, err := kgo.NewClient(append(topics.ConsumerOpts(cfg), append([]kgo.Opt{
+				kgo.ConsumeTopics(topics.Traces), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			}, tc.opts...)...)...)
+			require.NoError(b, err)
+			defer cl.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var read atomic.Int64
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for ctx.Err() == nil {
+					fs := cl.PollFetches(ctx)
+					fs.EachRecord(func(*kgo.Record) { read.Add(1) })
+				}
+			}()
+			var seq atomic.Int64
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					env := benchEnvelope(fmt.Sprintf("pc-%d", seq.Add(1)))
+					if err := p.Produce(context.Background(), []schemas.Envelope{env}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			for read.Load() < seq.Load() {
+				time.Sleep(time.Millisecond)
+			}
+			b.StopTimer()
+			cancel()
+			<-done
+		})
+	}
+}
