@@ -82,13 +82,6 @@ type Config struct {
 	// record, and under load kgo batches anyway while the previous request
 	// to the broker is in flight (see BenchmarkProduceBatch500).
 	Linger time.Duration
-	// Compression is the producer's batch codec: "none", "snappy", "lz4",
-	// "zstd" or "gzip". Default "snappy" (kgo's). Over a network compression
-	// saves bandwidth and the broker's disk; to the embedded broker in the
-	// same process there is no network, so `serve` picks "none" there: the
-	// producer's snappy and the consumers' unsnappy are pure CPU
-	// (docs/benchmarks.md, "the embedded log's CPU per request").
-	Compression string
 	// TxnIDPrefix prefixes the transactional ids of this process's pool:
 	// "<prefix>-<index>". Default "gateway-<hostname>-<pid>", unique per
 	// running process so two replicas never fence each other.
@@ -126,9 +119,6 @@ func (c Config) Defaults() Config {
 	if c.DialTimeout == 0 {
 		c.DialTimeout = DefaultDialTimeout
 	}
-	if c.Compression == "" {
-		c.Compression = CompressionSnappy
-	}
 	if c.TxnIDPrefix == "" {
 		host, err := os.Hostname()
 		if err != nil || host == "" {
@@ -164,41 +154,12 @@ func (c Config) Validate() error {
 	case c.Linger < 0:
 		return fmt.Errorf("topics config: Linger %s must not be negative", c.Linger)
 	}
-	if _, err := CompressionCodec(c.Compression); err != nil {
-		return err
-	}
 	for _, b := range c.Brokers {
 		if b == "" {
 			return errors.New("topics config: Brokers holds an empty address")
 		}
 	}
 	return nil
-}
-
-// Producer batch codecs Config.Compression may name.
-const (
-	CompressionNone   = "none"
-	CompressionSnappy = "snappy"
-	CompressionLZ4    = "lz4"
-	CompressionZstd   = "zstd"
-	CompressionGzip   = "gzip"
-)
-
-// CompressionCodec is the kgo codec Config.Compression names.
-func CompressionCodec(name string) (kgo.CompressionCodec, error) {
-	switch name {
-	case CompressionNone:
-		return kgo.NoCompression(), nil
-	case CompressionSnappy:
-		return kgo.SnappyCompression(), nil
-	case CompressionLZ4:
-		return kgo.Lz4Compression(), nil
-	case CompressionZstd:
-		return kgo.ZstdCompression(), nil
-	case CompressionGzip:
-		return kgo.GzipCompression(), nil
-	}
-	return kgo.CompressionCodec{}, fmt.Errorf("topics config: Compression %q is not none, snappy, lz4, zstd or gzip", name)
 }
 
 // ClientOpts are the base options of every franz-go client of ours (producer,

@@ -128,10 +128,6 @@ func (p *Producer) producerOpts(extra ...kgo.Opt) []kgo.Opt {
 		// Stated because Produce checks record sizes against it up front.
 		kgo.ProducerBatchMaxBytes(producerBatchMaxBytes),
 	)
-	// Validated by NewProducer. A codec the broker does not support falls
-	// back to none (kgo's preference list), as kgo's default does.
-	codec, _ := CompressionCodec(p.cfg.Compression)
-	opts = append(opts, kgo.ProducerBatchCompression(codec, kgo.NoCompression()))
 	return append(opts, extra...)
 }
 

@@ -41,8 +41,6 @@ func TestConfigValidate(t *testing.T) {
 			c.ProduceTimeout, c.TxnTimeout = 5*time.Second, 5*time.Second
 		}, "TxnTimeout"},
 		{"negative linger", func(c *topics.Config) { c.Linger = -1 }, "Linger"},
-		{"compression none", func(c *topics.Config) { c.Compression = topics.CompressionNone }, ""},
-		{"unknown compression", func(c *topics.Config) { c.Compression = "brotli" }, "Compression"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok
@@ -60,7 +58,6 @@ func TestConfigValidate(t *testing.T) {
 	require.Equal(t, int16(-1), d.ReplicationFactor)
 	require.Equal(t, 3*topics.DefaultProduceTimeout, d.TxnTimeout)
 	require.NotEmpty(t, d.TxnIDPrefix)
-	require.Equal(t, topics.CompressionSnappy, d.Compression)
 }
 
 func TestDeadLetterRecord(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/governance-gateway/gateway/ingest/llm"
 	"github.com/governance-gateway/gateway/ingest/llm/pricing"
-	"github.com/governance-gateway/gateway/topics"
 	"github.com/governance-gateway/gateway/topics/embedded"
 )
 
@@ -36,15 +35,11 @@ type config struct {
 	Partitions        int32    // GATEWAY_PARTITIONS: partitions of the traces topic when we create it
 	// BrokerFsync: GATEWAY_BROKER_FSYNC, the embedded broker's fsync policy
 	// ("batch" or an interval; embedded.Config.FsyncInterval).
-	BrokerFsync time.Duration
-	// KafkaCompression: GATEWAY_KAFKA_COMPRESSION, the producer's batch
-	// codec (topics.Config.Compression); empty: none to the embedded
-	// broker, snappy to KAFKA_BROKERS.
-	KafkaCompression string
-	DatabaseURL      string        // DATABASE_URL; empty: SQLite under the data dir
-	MasterKey        []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
-	FlushRows        int           // GATEWAY_FLUSH_ROWS
-	FlushInterval    time.Duration // GATEWAY_FLUSH_INTERVAL
+	BrokerFsync   time.Duration
+	DatabaseURL   string        // DATABASE_URL; empty: SQLite under the data dir
+	MasterKey     []byte        // GATEWAY_MASTER_KEY (32 bytes, hex or base64)
+	FlushRows     int           // GATEWAY_FLUSH_ROWS
+	FlushInterval time.Duration // GATEWAY_FLUSH_INTERVAL
 	// FlushConcurrency (GATEWAY_FLUSH_CONCURRENCY) bounds the partitions a
 	// processor flushes at once; 0 is GOMAXPROCS.
 	FlushConcurrency int
@@ -123,12 +118,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("GATEWAY_BROKER_FSYNC: %w", err)
 		}
 		c.BrokerFsync = d
-	}
-	if v := getenv("GATEWAY_KAFKA_COMPRESSION"); v != "" {
-		if _, err := topics.CompressionCodec(v); err != nil {
-			return c, fmt.Errorf("GATEWAY_KAFKA_COMPRESSION: %w", err)
-		}
-		c.KafkaCompression = v
 	}
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.PprofAddr = getenv("GATEWAY_PPROF_ADDR")
@@ -255,18 +244,6 @@ func (c *config) finish() {
 
 // embedded reports whether this process runs the in-process broker.
 func (c config) embedded() bool { return len(c.KafkaBrokers) == 0 }
-
-// kafkaCompression is the producer's batch codec: GATEWAY_KAFKA_COMPRESSION,
-// else none to the embedded broker (its clients in this process reach it in
-// memory, where compression saves no bandwidth and costs CPU on both the
-// producer and the consumers; the segments take more disk, see
-// docs/configuration.md) and topics' default (snappy) to a real cluster.
-func (c config) kafkaCompression() string {
-	if c.KafkaCompression == "" && c.embedded() {
-		return topics.CompressionNone
-	}
-	return c.KafkaCompression
-}
 
 func (c config) Validate() error {
 	switch c.Role {

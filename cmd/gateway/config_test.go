@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/governance-gateway/gateway/topics"
 	"github.com/governance-gateway/gateway/topics/embedded"
 )
 
@@ -55,29 +54,6 @@ func TestLoadConfigLLMTimeout(t *testing.T) {
 	}
 }
 
-// TestKafkaCompression: the embedded broker's clients produce uncompressed
-// batches (CPU saved on both sides, docs/benchmarks.md), a real cluster gets
-// topics' default, and GATEWAY_KAFKA_COMPRESSION wins over both.
-func TestKafkaCompression(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want string
-	}{
-		{"embedded", map[string]string{}, topics.CompressionNone},
-		{"kafka", map[string]string{"KAFKA_BROKERS": "k1:9092"}, ""},
-		{"embedded, set", map[string]string{"GATEWAY_KAFKA_COMPRESSION": "snappy"}, topics.CompressionSnappy},
-		{"kafka, set", map[string]string{"KAFKA_BROKERS": "k1:9092", "GATEWAY_KAFKA_COMPRESSION": "zstd"}, topics.CompressionZstd},
-		{"kafka, none", map[string]string{"KAFKA_BROKERS": "k1:9092", "GATEWAY_KAFKA_COMPRESSION": "none"}, topics.CompressionNone},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := loadConfig(envOf(tc.env))
-			require.NoError(t, err)
-			require.Equal(t, tc.want, c.kafkaCompression())
-		})
-	}
-}
-
 func TestLoadConfigErrors(t *testing.T) {
 	for name, env := range map[string]map[string]string{
 		"short master key":     {"GATEWAY_MASTER_KEY": "abcd"},
@@ -92,7 +68,6 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad retention":        {"GATEWAY_SESSION_RETENTION": "a month"},
 		"negative retention":   {"GATEWAY_SESSION_RETENTION": "-1h"},
 		"zero days retention":  {"GATEWAY_SESSION_RETENTION": "0d"},
-		"bad compression":      {"GATEWAY_KAFKA_COMPRESSION": "brotli"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(envOf(env))

@@ -103,7 +103,7 @@ func cmdServe(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		dial = b.Dial
 		logger.Info("embedded broker started", "addrs", brokers, "dir", filepath.Join(cfg.DataDir, "kafka"))
 	}
-	kcfg := topics.Config{Brokers: brokers, Dial: dial, Partitions: cfg.Partitions, Compression: cfg.kafkaCompression(), Registerer: reg}
+	kcfg := topics.Config{Brokers: brokers, Dial: dial, Partitions: cfg.Partitions, Registerer: reg}
 	if err := ensureTopics(ctx, kcfg, logger); err != nil {
 		return err
 	}
