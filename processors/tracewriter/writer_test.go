@@ -381,3 +381,20 @@ func TestConfigValidate(t *testing.T) {
 	_, err := New(ok, Deps{})
 	require.ErrorContains(t, err, "Store and Lake are required")
 }
+
+// TestFetchWaitsForRecords: the consumer's fetches wait for records instead
+// of returning at the first new one (kgo's default, FetchMinBytes 1): in the
+// one-process serve a fetch per produced record cost the reader ~47k
+// instructions a record, batched ~13k (BenchmarkProduceConsume,
+// docs/benchmarks.md). The wait stays far inside FlushInterval's freshness.
+func TestFetchWaitsForRecords(t *testing.T) {
+	w, err := New(Config{Kafka: topics.Config{Brokers: []string{"127.0.0.1:1"}}},
+		Deps{Store: testkit.NewStore(), Lake: testkit.NewLake(), Registerer: prometheus.NewRegistry()})
+	require.NoError(t, err)
+	cl, err := kgo.NewClient(w.clientOpts(&run{})...)
+	require.NoError(t, err)
+	defer cl.Close()
+	require.Equal(t, int32(256<<10), cl.OptValue(kgo.FetchMinBytes))
+	require.Equal(t, 50*time.Millisecond, cl.OptValue(kgo.FetchMaxWait))
+	require.Less(t, cl.OptValue(kgo.FetchMaxWait).(time.Duration), DefaultFlushInterval)
+}
