@@ -385,6 +385,13 @@ func (s *state) sharedContext(a0, a1, s0, s1 int) bool {
 	return false
 }
 
+// quantityAt returns the index of the first quantity of nums (in text order)
+// starting at or after off, as tokAt does for tokens.
+func quantityAt(nums []quantity, off int) int {
+	k, _ := slices.BinarySearchFunc(nums, off, func(q quantity, at int) int { return q.span.Start - at })
+	return k
+}
+
 // tokAt returns the index of the first token of toks starting at or after
 // off.
 func tokAt(toks []tok, off int) int {

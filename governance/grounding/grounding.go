@@ -2319,8 +2319,7 @@ func verbUse(text string, i int) bool {
 // against an opposite the source uses of something else ("customers
 // reduced seats").
 func (s *state) beforeStatedNumber(t *tok) bool {
-	// The answer's numbers are in text order: the first at or after t.
-	k, _ := slices.BinarySearchFunc(s.anums, t.end, func(q quantity, at int) int { return q.span.Start - at })
+	k := quantityAt(s.anums, t.end)
 	if k == len(s.anums) || s.anums[k].span.Start-t.end > 2 {
 		return false
 	}
@@ -3298,8 +3297,7 @@ func (s *state) monthMay(answer string) (Evidence, bool) {
 		return Evidence{}, false
 	}
 	if other := s.calendarOther(calendarMonths); other != "" {
-		return Evidence{AnswerSpan: scan.Span{Start: at, End: at + 3}, AnswerText: answer[at : at+3],
-			Reason: fmt.Sprintf("the answer says %q where the source says %q", "May", other)}, true
+		return wordSaysEvidence(answer, at, at+3, other), true
 	}
 	return Evidence{}, false
 }
@@ -3362,42 +3360,54 @@ func (s *state) lexicalContradiction(answer string) (Evidence, bool) {
 			// guidance" for "raising our guidance"); the other short pair
 			// words are adjectives a summary uses freely ("old pipes" in
 			// a source of "new" plants), prefixes and kinds misread them.
-			if string(w) != "cut" {
-				continue
+			if string(w) == "cut" {
+				other = s.directOpposite(answer, w, i)
 			}
-			if other = s.directOpposite(answer, w, i); other != "" {
-				return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
-					Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[t.start:t.end], other)}, true
-			}
-			continue
-		}
-		// prefixOpposite reads WordNet: once per word.
-		pref := s.lex.prefSeen[t.id] != s.lex.stamp
-		if pref {
-			s.lex.prefSeen[t.id], s.lex.prefMiss[t.id] = s.lex.stamp, 0
-		}
-		if m := s.lex.prefMiss[t.id] - 1; m < 0 || !sameLower(answer, &s.atoks[m], w) {
-			if other = s.prefixedOpposite(w, pref); other == "" {
-				s.lex.prefMiss[t.id] = int32(i) + 1
-			} else if !s.prefixPolar(answer, i, other) {
-				other = ""
-			}
-		}
-		if other == "" {
-			other = s.directOpposite(answer, w, i)
-		}
-		if other == "" {
-			other = s.kindSwap(w, i)
-		}
-		if k, ok := calendarSetOf[string(w)]; other == "" && ok {
-			other = s.calendarOther(k)
+		} else {
+			other = s.longWordOpposite(answer, w, i)
 		}
 		if other != "" {
-			return Evidence{AnswerSpan: scan.Span{Start: t.start, End: t.end}, AnswerText: answer[t.start:t.end],
-				Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[t.start:t.end], other)}, true
+			return wordSaysEvidence(answer, t.start, t.end, other), true
 		}
 	}
 	return Evidence{}, false
+}
+
+// longWordOpposite is lexicalContradiction's reading of an answer word w
+// (lowered, four letters or more) at token i: an opposite by a negative
+// prefix, by the antonym list, of another kind, or another day or month.
+func (s *state) longWordOpposite(answer string, w []byte, i int) string {
+	t := &s.atoks[i]
+	other := ""
+	// prefixOpposite reads WordNet: once per word.
+	pref := s.lex.prefSeen[t.id] != s.lex.stamp
+	if pref {
+		s.lex.prefSeen[t.id], s.lex.prefMiss[t.id] = s.lex.stamp, 0
+	}
+	if m := s.lex.prefMiss[t.id] - 1; m < 0 || !sameLower(answer, &s.atoks[m], w) {
+		if other = s.prefixedOpposite(w, pref); other == "" {
+			s.lex.prefMiss[t.id] = int32(i) + 1
+		} else if !s.prefixPolar(answer, i, other) {
+			other = ""
+		}
+	}
+	if other == "" {
+		other = s.directOpposite(answer, w, i)
+	}
+	if other == "" {
+		other = s.kindSwap(w, i)
+	}
+	if k, ok := calendarSetOf[string(w)]; other == "" && ok {
+		other = s.calendarOther(k)
+	}
+	return other
+}
+
+// wordSaysEvidence is the evidence of an answer word (answer[start:end])
+// where the source says other.
+func wordSaysEvidence(answer string, start, end int, other string) Evidence {
+	return Evidence{AnswerSpan: scan.Span{Start: start, End: end}, AnswerText: answer[start:end],
+		Reason: fmt.Sprintf("the answer says %q where the source says %q", answer[start:end], other)}
 }
 
 // prefixedOpposite returns the source's word for an opposite of the

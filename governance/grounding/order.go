@@ -269,8 +269,7 @@ func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 			}
 			for _, opp := range ow.opp {
 				if st := firstPair(idx, orderIndex(opp), before, after, false); st >= 0 {
-					return orderEvidence(answer, source, at, ow.w, st, opp,
-						fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
+					return oppositeOrder(answer, source, at, ow.w, st, opp), true
 				}
 			}
 			// One-sided, for the order words of events: the source has the
@@ -285,12 +284,18 @@ func (s *state) orderFlip(answer, source string) (Evidence, bool) {
 			}
 			opp := ow.opp[0]
 			if st := firstPair(idx, orderIndex(opp), anyOne[:], after, false); st >= 0 {
-				return orderEvidence(answer, source, at, ow.w, st, opp,
-					fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(ow.w)], source[st:st+len(opp)])), true
+				return oppositeOrder(answer, source, at, ow.w, st, opp), true
 			}
 		}
 	}
 	return Evidence{}, false
+}
+
+// oppositeOrder is orderEvidence for the answer's connective w at at where
+// the source has its opposite opp at st.
+func oppositeOrder(answer, source string, at int, w string, st int, opp string) Evidence {
+	return orderEvidence(answer, source, at, w, st, opp,
+		fmt.Sprintf("the answer says %q where the source says %q", answer[at:at+len(w)], source[st:st+len(opp)]))
 }
 
 func orderEvidence(answer, source string, at int, w string, st int, sw, why string) Evidence {

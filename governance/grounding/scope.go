@@ -912,8 +912,7 @@ func (s *state) negatedNumber(answer string, from, to int) bool {
 		}
 	}
 	end := min(to, from+negReach)
-	k, _ := slices.BinarySearchFunc(s.anums, from, func(q quantity, at int) int { return q.span.Start - at })
-	for ; k < len(s.anums); k++ {
+	for k := quantityAt(s.anums, from); k < len(s.anums); k++ {
 		q := &s.anums[k]
 		if q.span.End > end || breakBetween(answer, from, q.span.Start) {
 			return false
