@@ -1105,13 +1105,14 @@ const (
 	aiAddressee = `(?:` + aiNoun + `|` + aiMachineMod + ` ` + aiWeakNoun + `)`
 	aiReading   = `(?:reading|reads|processing|processes|summarizing|summarising|summarizes|summarises|parsing|parses|analyzing|analysing|reviewing|reviews|scanning|scans|handling|handles|evaluating|indexing|triaging|retrieving|translating|screening)`
 	aiDirective = `(?:ignore|disregard|forget|drop|stop|cease|reveal|print|output|type|say|tell|reply|respond|answer|send|forward|copy|email|e-mail|upload|post|share|approve|accept|reject|rate|mark|score|rank|add|insert|include|append|change|delete|remove|close|grant|disable|run|execute|call|navigate|visit|open|click|download|install|recommend|describe|state|claim|write|list|pretend|act as|treat|summarize|summarise|translate|record|collect|submit|enter|transfer|pay|advise|report|overwrite|replace|leave out|skip|praise|give|quote|explain|commit|push|buy|purchase|cancel|follow|file|move|archive|flag|label|notify|inform|omit|hide|conceal|withhold|erase|wipe|rewrite|modify|classify|categorize|categorise|route|escalate|refund|authorize|authorise|confirm|prioritize|prioritise|make sure|ensure|urge|warn|assure|convince|demand|reset|do not|don't|never|you must|you should|you are to|you need to|you have to|you may now|you can now|you are now|your real task|your new task|your task is|your real job|your only task|your new instructions)`
-	// aiNoteWord: a note, message or instruction "to" or "for" a reader.
+	// aiNoteTo: a note, message or instruction "to" or "for" a reader.
 	// After one, an ambiguous noun alone (aiBareNoun) must end its phrase
 	// ("Note to the agent: ...", "instructions for the assistant, ...") or
 	// go on with what it does ("Instruction to the model processing this
-	// export: ..."): followed by another noun it is a person's title ("Instructions for
-	// the assistant manager: close the till", "for the assistant referee").
-	aiNoteWord = `(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|text|p\.s\.|ps|p\.p\.s\.)`
+	// export: ..."): followed by another noun it is a person's title
+	// ("Instructions for the assistant manager: close the till", "for the
+	// assistant referee").
+	aiNoteTo = `\b(?:note|notes|message|notice|instruction|instructions|directive|comment|reminder|hint|memo|command|important|text|p\.s\.|ps|p\.p\.s\.) (?:to|for) [a-z -]{0,24}\b`
 	// aiClause: where a vocative may stand.
 	aiClause = `[.:;!?"'(\[{>\n-] ?`
 	// aiVocative: the addressee, a comma or a colon, the directive. Before
@@ -1120,8 +1121,8 @@ const (
 	// speaker.
 	aiVocative  = `(?:\b` + aiAddressee + `\b[a-z ]{0,30}[,!]|\b` + aiAddressee + `\b[a-z ]{1,30}:|\b(?:language models?|` + aiMachineMod + ` ` + aiWeakNoun + `):)[^\n]{0,50}?\b` + aiDirective + `\b`
 	aiAddressed = aiClause + aiVocative + `|` + aiClause + `[a-z'-]{1,16} ` + aiVocative +
-		`|\b` + aiNoteWord + ` (?:to|for) [a-z -]{0,24}\b` + aiAddressee + `\b[^\n]{0,60}?\b` + aiDirective + `\b` +
-		`|\b` + aiNoteWord + ` (?:to|for) [a-z -]{0,24}\b` + aiBareNoun + `(?: ?[:,;!-]| ` + aiHeadingIn + `\b)[^\n]{0,60}?\b` + aiDirective + `\b` +
+		`|` + aiNoteTo + aiAddressee + `\b[^\n]{0,60}?\b` + aiDirective + `\b` +
+		`|` + aiNoteTo + aiBareNoun + `(?: ?[:,;!-]| ` + aiHeadingIn + `\b)[^\n]{0,60}?\b` + aiDirective + `\b` +
 		`|` + aiMeantFor +
 		`|\b(?:whoever|whichever|any|every|each) [a-z -]{0,24}\b(?:` + aiAddressee + `|` + aiWeakNoun + `) (?:is |that is |that )?` + aiReading + ` (?:this|these|the)\b[^\n]{0,50}?\b` + aiDirective + `\b` +
 		`|\bif (?:a|an|the|any|some) [a-z -]{0,24}\b` + aiAddressee + ` (?:is |are )?` + aiReading + `\b[^\n]{0,50}?\b` + aiDirective + `\b` +
